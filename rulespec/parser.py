@@ -1,0 +1,417 @@
+"""Parse `.rules` text into the AST (rulespec.ast), with friendly, positioned errors.
+
+The Lark LALR parser is built once per process. Lark's own exceptions never escape: they are
+turned into RulespecError with code RS010 (unexpected token / end of file) or RS011
+(unexpected character), naming what was expected in plain words, never raw terminal names.
+"""
+from __future__ import annotations
+
+import ast as pyast
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import ast as A
+from .errors import Diagnostic, RulespecError, Span, source_line_at
+
+GRAMMAR_PATH = Path(__file__).resolve().parent / "grammar.lark"
+
+# plain-words names for terminals, used in "expected ..." hints
+_TERMINAL_WORDS = {
+    "KEY": "a field name followed by ':'",
+    "NAME": "a name",
+    "NUMBER": "a number",
+    "STRING": 'a quoted "text"',
+    "QTY": "a quantity such as '3 crown'",
+    "COMP_OP": "a comparison (==, !=, <, <=, >, >=)",
+    "$END": "end of file",
+}
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
+                propagate_positions=True, maybe_placeholders=True,
+                start=["start", "expr", "block"])
+
+
+def _word(terminal: str) -> str:
+    if terminal in _TERMINAL_WORDS:
+        return _TERMINAL_WORDS[terminal]
+    try:
+        pattern = _lark().get_terminal(terminal).pattern
+    except KeyError:
+        return terminal.lower()
+    if pattern.type == "str":
+        return f"'{pattern.value}'"
+    return terminal.lower()
+
+
+def _expected_words(expected) -> str:
+    words = sorted({_word(t) for t in expected if not t.startswith("__IGNORE")})
+    if len(words) > 12:
+        words = words[:12] + ["..."]
+    return ", ".join(words)
+
+
+def _token_words(token: Token) -> str:
+    if token.type == "$END":
+        return "end of file"
+    if token.type in ("NAME", "KEY", "NUMBER", "QTY"):
+        return f"'{token.value}'"
+    return f"'{token.value}'"
+
+
+def _syntax_error(err: UnexpectedInput, file: str, text: str) -> RulespecError:
+    line = getattr(err, "line", 0) or 0
+    col = getattr(err, "column", 0) or 0
+    if isinstance(err, UnexpectedEOF) or (isinstance(err, UnexpectedToken) and err.token.type == "$END"):
+        lines = text.splitlines() or [""]
+        line, col = len(lines), len(lines[-1]) + 1
+        msg = "the file ends in the middle of a declaration"
+        expected = getattr(err, "expected", None) or getattr(err, "accepts", None) or []
+        hint = ("expected " + _expected_words(expected) + "; a '}' may be missing"
+                if expected else "a closing '}' may be missing")
+        code = "RS010"
+    elif isinstance(err, UnexpectedToken):
+        msg = f"unexpected {_token_words(err.token)}"
+        hint = "expected " + _expected_words(err.accepts or err.expected)
+        if err.token.type == "QTY":
+            hint += ("; a number followed by a name on one line reads as a quantity "
+                     "(e.g. '3 crown'): put the next field on its own line or separate it with ';'")
+        code = "RS010"
+    else:  # UnexpectedCharacters
+        ch = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
+        if ch == '"':
+            msg = "unterminated string"
+            hint = 'close the text with a " on the same line'
+        else:
+            msg = f"unexpected character {ch!r}"
+            allowed = getattr(err, "allowed", None) or []
+            hint = ("expected " + _expected_words(allowed)) if allowed else "remove this character"
+            if ch.isupper():
+                hint = "names are lower_case (letters, digits and '_'); " + hint
+        code = "RS011"
+    span = Span(file, line or 1, col or 1)
+    return RulespecError(Diagnostic(code, msg, span, hint, source_line=source_line_at(file, span.line, text)))
+
+
+# ------------------------------------------------------------------ tree -> AST
+def _span_of(file, meta_or_token) -> Span:
+    m = meta_or_token
+    if getattr(m, "empty", False) or getattr(m, "line", None) is None:
+        return Span(file)
+    return Span(file, m.line, m.column, getattr(m, "end_line", m.line) or m.line,
+                getattr(m, "end_column", m.column) or m.column)
+
+
+def _unquote(s: str) -> str:
+    try:
+        return pyast.literal_eval(s)
+    except (ValueError, SyntaxError):
+        return s[1:-1]
+
+
+def _qty(tok: Token) -> tuple[int, str, int]:
+    parts = tok.value.split()
+    offset = tok.value.index(parts[1], len(parts[0]))
+    return int(parts[0]), parts[1], offset
+
+
+@v_args(meta=True)
+class _ToAst(Transformer):
+    def __init__(self, file: str):
+        super().__init__()
+        self.file = file
+
+    def _s(self, meta) -> Span:
+        return _span_of(self.file, meta)
+
+    # -- top level
+    def start(self, meta, items):
+        return A.Module(self.file, [i for i in items if i is not None], span=self._s(meta))
+
+    def declaration(self, meta, c):
+        op, kind_tok, id_tok, params, title, *rest = c
+        return A.Declaration(str(kind_tok), str(id_tok), op, params or [], title or "", rest[:-1], rest[-1],
+                             span=self._s(meta), id_span=_span_of(self.file, id_tok),
+                             kind_span=_span_of(self.file, kind_tok))
+
+    def op_replace(self, meta, c):
+        return "replace"
+
+    def op_modify(self, meta, c):
+        return "modify"
+
+    def removal(self, meta, c):
+        return A.Removal(str(c[0]), str(c[1]), span=_span_of(self.file, c[1]))
+
+    def title(self, meta, c):
+        return _unquote(c[0])
+
+    def body(self, meta, c):
+        return list(c)
+
+    def field(self, meta, c):
+        key, value, *anns = c
+        name = key.value.rstrip(": \t")
+        return A.Field(name, value, anns, span=_span_of(self.file, key))
+
+    def append_field(self, meta, c):
+        name, value, *anns = c
+        return A.Field(str(name), value, anns, append=True, span=_span_of(self.file, name))
+
+    def sub_block(self, meta, c):
+        kind, key, title, *rest = c
+        return A.SubBlock(str(kind), key, title or "", rest[:-1], rest[-1], span=_span_of(self.file, kind))
+
+    def remove_member(self, meta, c):
+        return A.RemoveMember(str(c[0]), c[1], span=_span_of(self.file, c[0]))
+
+    def key(self, meta, c):
+        t = c[0]
+        return int(t) if t.type == "NUMBER" and t.value.isdigit() else str(t)
+
+    def annotation(self, meta, c):
+        return A.Annotation(str(c[0]), _unquote(c[1]) if c[1] else "", span=self._s(meta))
+
+    def params(self, meta, c):
+        return [p for p in c if p is not None]
+
+    def param(self, meta, c):
+        return A.Param(str(c[0]), None, c[1], span=self._s(meta))
+
+    def typed_param(self, meta, c):
+        return A.Param(c[0].value.rstrip(": \t"), str(c[1]), c[2], span=self._s(meta))
+
+    # -- statements
+    def block(self, meta, c):
+        return A.Block([s for s in c if isinstance(s, A.Stmt)], span=self._s(meta))
+
+    def let_stmt(self, meta, c):
+        return A.Let(str(c[0]), c[1], span=self._s(meta))
+
+    def set_stmt(self, meta, c):
+        return A.SetStmt(c[0], c[1], span=self._s(meta))
+
+    def if_stmt(self, meta, c):
+        cond, blk, *rest = c
+        branches = [(cond, blk)]
+        else_ = None
+        for r in rest:
+            if isinstance(r, tuple):
+                branches.append(r)
+            elif r is not None:
+                else_ = r
+        return A.If(branches, else_, span=self._s(meta))
+
+    def elif_clause(self, meta, c):
+        return (c[0], c[1])
+
+    def else_clause(self, meta, c):
+        return c[0]
+
+    def choose_stmt(self, meta, c):
+        var, it, up_to, where, by, title, body = c
+        return A.Choose(str(var), it, up_to, where, by, title or "", body, span=self._s(meta))
+
+    def up_to(self, meta, c):
+        return c[0]
+
+    def by(self, meta, c):
+        return c[0]
+
+    def where(self, meta, c):
+        return c[0]
+
+    def for_stmt(self, meta, c):
+        return A.For(str(c[0]), c[1], c[2], c[3], span=self._s(meta))
+
+    def repeat_stmt(self, meta, c):
+        return A.Repeat(c[0], c[1], span=self._s(meta))
+
+    def optional_stmt(self, meta, c):
+        return A.OptionalStmt(c[0] or "", c[1], c[2], span=self._s(meta))
+
+    def either_stmt(self, meta, c):
+        title, by, *options = c
+        return A.Either(title or "", by, options, span=self._s(meta))
+
+    def option(self, meta, c):
+        return A.Option(c[0] or "", c[1], c[2], span=self._s(meta))
+
+    def pay_stmt(self, meta, c):
+        return A.Pay(c[0], str(c[1]) if c[1] else None, span=self._s(meta))
+
+    def require_stmt(self, meta, c):
+        return A.Require(c[0], _unquote(c[1]) if c[1] else "", span=self._s(meta))
+
+    def call_stmt(self, meta, c):
+        args, kwargs = c[1] if c[1] else ([], {})
+        return A.CallStmt(str(c[0]), args, kwargs, span=self._s(meta))
+
+    # -- expressions
+    def cond_expr(self, meta, c):
+        return A.CondExpr(c[0], c[1], c[2], span=self._s(meta))
+
+    def _bin(op):
+        def f(self, meta, c):
+            return A.BinOp(op, c[0], c[1], span=self._s(meta))
+        return f
+
+    or_ = _bin("or")
+    and_ = _bin("and")
+    alternative = _bin("|")
+    add = _bin("+")
+    sub = _bin("-")
+    mul = _bin("*")
+    div = _bin("/")
+    mod = _bin("%")
+
+    def not_(self, meta, c):
+        return A.Not(c[0], span=self._s(meta))
+
+    def neg(self, meta, c):
+        return A.Neg(c[0], span=self._s(meta))
+
+    def compare(self, meta, c):
+        return A.Compare(str(c[1]), c[0], c[2], span=self._s(meta))
+
+    def member(self, meta, c):
+        return A.Compare("in", c[0], c[1], span=self._s(meta))
+
+    def not_member(self, meta, c):
+        return A.Compare("not in", c[0], c[1], span=self._s(meta))
+
+    def attr(self, meta, c):
+        return A.Attr(c[0], str(c[1]), span=self._s(meta))
+
+    def call(self, meta, c):
+        args, kwargs = c[1] if c[1] else ([], {})
+        return A.Call(c[0], args, kwargs, span=self._s(meta))
+
+    def index(self, meta, c):
+        return A.Index(c[0], c[1], span=self._s(meta))
+
+    def number(self, meta, c):
+        v = c[0].value
+        return A.Num(float(v) if "." in v else int(v), span=self._s(meta))
+
+    def string(self, meta, c):
+        return A.Str(_unquote(c[0].value), span=self._s(meta))
+
+    def true(self, meta, c):
+        return A.Bool(True, span=self._s(meta))
+
+    def false(self, meta, c):
+        return A.Bool(False, span=self._s(meta))
+
+    def none(self, meta, c):
+        return A.NoneLit(span=self._s(meta))
+
+    def name(self, meta, c):
+        return A.Name(str(c[0]), span=self._s(meta))
+
+    def _qty_span(self, tok, offset):
+        return Span(self.file, tok.line, tok.column + offset, tok.line, tok.column + len(tok.value))
+
+    def quantity(self, meta, c):
+        n, sym, off = _qty(c[0])
+        return A.Qty(n, sym, self._qty_span(c[0], off), span=self._s(meta))
+
+    def per_cost(self, meta, c):
+        n, sym, off = _qty(c[0])
+        return A.PerCost(n, sym, c[1], self._qty_span(c[0], off), span=self._s(meta))
+
+    def more_than(self, meta, c):
+        return A.MoreThan(str(c[0]), c[1], _span_of(self.file, c[0]), span=self._s(meta))
+
+    def list(self, meta, c):
+        return A.ListExpr([x for x in c if x is not None], span=self._s(meta))
+
+    def comprehension(self, meta, c):
+        return A.Comprehension(c[0], str(c[1]), c[2], c[3], span=self._s(meta))
+
+    def generator(self, meta, c):
+        return A.Comprehension(c[0], str(c[1]), c[2], c[3], span=self._s(meta))
+
+    def args(self, meta, c):
+        args, kwargs = [], {}
+        for a in c:
+            if isinstance(a, tuple) and len(a) == 2 and a[0] == "__kw__":
+                continue
+            if isinstance(a, _Kw):
+                kwargs[a.name] = a.value
+            else:
+                args.append(a)
+        return (args, kwargs)
+
+    def kwarg(self, meta, c):
+        return _Kw(c[0].value.rstrip(": \t"), c[1])
+
+
+class _Kw:
+    __slots__ = ("name", "value")
+
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+
+def _run(text: str, file: str, start: str):
+    try:
+        tree = _lark().parse(text, start=start)
+        return _ToAst(file).transform(tree)
+    except UnexpectedInput as e:
+        raise _syntax_error(e, file, text) from None
+    except VisitError as e:
+        raise RulespecError(Diagnostic("RS010", f"could not read this rule: {e.orig_exc}", Span(file, 1, 1),
+                                       "check the syntax around this point")) from None
+    except RecursionError:
+        raise RulespecError(Diagnostic("RS010", "the rules are nested too deeply", Span(file, 1, 1),
+                                       "split the expression into smaller 'let' steps")) from None
+
+
+def parse_rules(text: str, file: str = "<string>") -> A.Module:
+    """Parse a whole `.rules` file."""
+    return _run(text, file, "start")
+
+
+def parse_expr(text: str, file: str = "<string>", line: int = 1, column: int = 1) -> A.Expr:
+    """Parse one expression (used for DSL formulas embedded in YAML data)."""
+    expr = _run(text, file, "expr")
+    if line != 1 or column != 1:
+        _shift_spans(expr, line - 1, column - 1)
+    return expr
+
+
+def parse_rules_file(path: str | Path) -> A.Module:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise RulespecError(Diagnostic("RS011", f"file is not valid UTF-8 text ({e.reason})",
+                                       Span(str(path), 1, 1), "save the file as UTF-8")) from None
+    except OSError as e:
+        raise RulespecError(Diagnostic("RS003", f"cannot read file: {e.strerror}", Span(str(path)),
+                                       "check the path exists and is readable")) from None
+    return parse_rules(text, str(path))
+
+
+def _shift_spans(node, dline: int, dcol: int) -> None:
+    """Move spans of an expression parsed from a YAML string to its place in the YAML file."""
+    import dataclasses
+    if isinstance(node, A.Node):
+        s = node.span
+        if s.line:
+            node.span = Span(s.file, s.line + dline, s.column + (dcol if s.line == 1 else 0),
+                             s.end_line + dline, s.end_column + (dcol if s.end_line == 1 else 0))
+        for f in dataclasses.fields(node):
+            _shift_spans(getattr(node, f.name), dline, dcol)
+    elif isinstance(node, (list, tuple)):
+        for x in node:
+            _shift_spans(x, dline, dcol)
+    elif isinstance(node, dict):
+        for x in node.values():
+            _shift_spans(x, dline, dcol)

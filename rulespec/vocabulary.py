@@ -1,0 +1,145 @@
+"""The primitive vocabulary the DSL composes: names, functions, attributes and verbs.
+
+Python provides exactly these primitives; everything else (costs, targets, formulas, phase
+order, scoring) is written in packs. The checker types every expression against this table,
+and the interpreter implements each entry (one place to look when adding a primitive).
+
+Types: number, bool, str, player, city, sea, card, tile, symbol, action, alliance, track,
+room, colour, cost, none, any, and set:T for collections. 'T?' means T or none.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Sig:
+    params: tuple          # parameter types, in order ('*T' = any number of T)
+    returns: str
+    doc: str
+    optional: int = 0      # how many trailing params may be omitted
+
+
+# Names always in scope in expressions and effects.
+GLOBALS = {
+    "player": ("player", "the player whose decision or turn it is"),
+    "players": ("set:player", "all players, in turn order"),
+    "opponents": ("set:player", "all players except `player`"),
+    "cities": ("set:city", "the cities in play"),
+    "seas": ("set:sea", "the seas"),
+    "alliances": ("set:alliance", "the Major Powers"),
+    "year": ("number", "the current Year (1, 2, ...)"),
+    "num_players": ("number", "how many players are playing"),
+    "self": ("any", "the card, tile, alliance or action being used"),
+    "notables": ("set:card", "the Notable cards in the display, available to buy"),
+    "supply_tiles": ("set:tile", "tiles in the supply (neutral cities, titles, cathedrals...)"),
+    "patronage_bonuses": ("set:any", "Patronage bonuses not yet taken"),
+    "neutral_cities": ("set:city", "cities with no control disc"),
+}
+
+FUNCTIONS: dict[str, Sig] = {
+    # aggregates over collections
+    "count": Sig(("set:any",), "number", "how many elements"),
+    "sum": Sig(("set:number",), "number", "the sum (0 for an empty set)"),
+    "max": Sig(("set:number", "number"), "number", "the largest (or the default for an empty set)", 1),
+    "min": Sig(("set:number", "number"), "number", "the smallest (or the default for an empty set)", 1),
+    "any": Sig(("set:bool",), "bool", "true if at least one element is true"),
+    "all": Sig(("set:bool",), "bool", "true if every element is true"),
+    "abs": Sig(("number",), "number", "absolute value"),
+    "rank": Sig(("player", "set:number"), "number", "1-based rank of a player by a per-player value, ties share"),
+    "lookup": Sig(("any", "any"), "any", "the value of a table row: lookup(salaries, troops)"),
+    # map queries (precomputed tables: cheap in the hot loop)
+    "adjacent_by_road": Sig(("city", "city"), "bool", "a road joins the two cities"),
+    "road_neighbours": Sig(("city",), "set:city", "cities one road away"),
+    "road_distance": Sig(("city", "city"), "number", "fewest roads between two cities (99 if none)"),
+    "seas_between": Sig(("city", "city"), "number", "seas crossed between two ports (same sea = 1)"),
+    "seas_of": Sig(("city",), "set:sea", "seas a port borders"),
+    "is_port": Sig(("city",), "bool", "the city borders a sea"),
+    "ports_reachable": Sig(("city",), "set:city", "ports reachable by sea from a port"),
+    # state queries
+    "modified_value": Sig(("city", "player"), "number", "base value -1 for the player's Agent, +1 for another's"),
+    "position": Sig(("player", "track"), "number", "a player's space on a track"),
+    "symbols_owned": Sig(("player", "symbol"), "number", "symbols on all the player's cards and tiles, either side"),
+    "owns": Sig(("player", "any"), "bool", "the player owns this card/tile (or one of this type)"),
+    "owned": Sig(("player", "str"), "set:any", "the player's cards/tiles of a type (notable, title, city...)"),
+    "agent_at": Sig(("any",), "player?", "whose Agent is on a city, room or alliance"),
+    "troops_at": Sig(("city", "player"), "number", "a player's troops in (or in front of) a city", 1),
+    "holder": Sig(("alliance",), "player?", "who holds an alliance"),
+    "option": Sig(("str",), "any", "the value of a rule option"),
+}
+
+ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
+    "player": {
+        "florins": ("number", "florins in the treasury"),
+        "cities": ("set:city", "cities the player controls"),
+        "colour": ("colour", "the player's colour"),
+        "starting_cities": ("set:city", "cities with the player's coat of arms"),
+        "troops": ("number", "troops on the board"),
+        "troops_available": ("number", "troops in reserve"),
+        "agents_available": ("number", "agents ready to place"),
+        "agents_total": ("number", "agents owned (placed + available)"),
+        "trophies": ("number", "trophy discs taken"),
+        "alliances": ("set:alliance", "alliances held"),
+        "cards": ("set:card", "cards in the Palace"),
+        "tiles": ("set:tile", "tiles in the Domain"),
+        "indulgences": ("number", "Indulgence cards in the Palace"),
+        "cortigiano_spaces": ("number", "open Cortigiano spaces"),
+        "war_tokens": ("number", "+1 War Bonus tokens held"),
+        "patronage": ("number", "position on the Patronage track"),
+        "city_count": ("number", "how many cities the player controls"),
+    },
+    "city": {
+        "value": ("number", "base value printed on the board"),
+        "controller": ("player?", "who controls it (none: neutral)"),
+        "agent": ("player?", "whose Agent is there"),
+        "cathedral": ("bool", "a Cathedral pawn is there"),
+        "is_port": ("bool", "it borders a sea"),
+        "pirate": ("bool", "a pirate port"),
+        "annexable": ("bool", "may be annexed"),
+        "neutral": ("bool", "no control disc"),
+        "troops": ("number", "defending troops"),
+        "starting_colour": ("colour?", "whose coat of arms the tile bears"),
+    },
+    "card": {"owner": ("player?", ""), "exhausted": ("bool", ""), "pp": ("number", ""),
+             "type": ("str", ""), "cost": ("cost", ""), "copies": ("number", "")},
+    "tile": {"owner": ("player?", ""), "exhausted": ("bool", ""), "pp": ("number", ""),
+             "type": ("str", ""), "city": ("city?", ""), "cost": ("cost", "")},
+    "alliance": {"holder": ("player?", ""), "agent": ("player?", ""),
+                 "bonus_available": ("bool", ""), "cost": ("cost", "")},
+    "track": {"leader_bonus": ("number", "")},
+    "sea": {"name": ("str", "")},
+    "colour": {"house": ("str", ""), "name": ("str", "")},
+    "action": {"name": ("str", "")},
+    "symbol": {"name": ("str", "")},
+}
+
+# Verbs: statements that change the state. Each is one primitive implemented in Python.
+VERBS: dict[str, Sig] = {
+    "gain": Sig(("any", "number"), "none", "gain florins, symbols for the current payment, agents, troops...", 1),
+    "lose": Sig(("any", "number"), "none", "lose florins, troops...", 1),
+    "flip": Sig(("any", "str"), "none", "flip a card/tile to 'available' or 'exhausted'", 1),
+    "place_disc": Sig(("city",), "none", "put the player's control disc on a city"),
+    "remove_disc": Sig(("city",), "none", "remove the control disc from a city"),
+    "take_tile": Sig(("any", "str"), "none", "take a tile into the Domain, on the given side", 1),
+    "take_card": Sig(("any",), "none", "take a card onto an empty Cortigiano space"),
+    "discard": Sig(("any",), "none", "discard a card (Notables go back to the display)"),
+    "place_troop": Sig(("city",), "none", "recruit a troop into a city"),
+    "move_troop": Sig(("city", "city"), "none", "move one troop (stops and besieges at a foreign city)"),
+    "remove_troop": Sig(("city", "player"), "none", "remove a troop to its owner's reserve", 1),
+    "place_agent": Sig(("any",), "none", "place or move the player's Agent to a city, room or alliance"),
+    "remove_agent": Sig(("any",), "none", "remove an Agent from a city, room or alliance"),
+    "advance": Sig(("track", "number"), "none", "move the player's disc along a track", 1),
+    "take_war_token": Sig(("number",), "none", "take +1 War Bonus tokens from the supply", 1),
+    "take_indulgence": Sig((), "none", "put an Indulgence card on the current Room"),
+    "rid_indulgence": Sig(("any",), "none", "remove an Indulgence from a Room"),
+    "form_alliance": Sig(("alliance",), "none", "form or appropriate an alliance"),
+    "use_bonus": Sig(("alliance",), "none", "mark an alliance bonus as used"),
+    "reactivate": Sig(("alliance",), "none", "make an alliance bonus available again"),
+    "perform": Sig(("action",), "none", "perform another action (with keyword arguments)"),
+    "run": Sig(("procedure",), "none", "run a procedure (with keyword arguments)"),
+    "resolve_sieges": Sig((), "none", "resolve every siege, in turn order"),
+    "set_turn_order": Sig(("set:player",), "none", "set the turn order"),
+    "move_marker": Sig(("number",), "none", "move the Action marker clockwise by rooms"),
+    "end_game": Sig((), "none", "end the game now"),
+    "log": Sig(("str",), "none", "write a line to the game account"),
+}
