@@ -196,7 +196,9 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     _k("city", "a city on the map (usually declared in map.yaml)", {}, open_fields=True),
     _k("sea", "a sea (usually declared in map.yaml)", {}, open_fields=True),
     _k("component", "a physical component and how many the box holds", {
-        "count": F("int", True), "counts": F("expr:number", doc="how to count it in the pack, for checking"),
+        "count": F("int", True, "how many the box holds"),
+        "of_kind": F("enum:card|tile", doc="check: the declared cards/tiles of this kind ..."),
+        "of_type": F("str", doc="... and of this type (notable, family, city, title...) must add up to `count` copies"),
     }),
 ]}
 

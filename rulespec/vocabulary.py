@@ -143,3 +143,17 @@ VERBS: dict[str, Sig] = {
     "end_game": Sig((), "none", "end the game now"),
     "log": Sig(("str",), "none", "write a line to the game account"),
 }
+
+# Bare names with a fixed meaning (sides, deck types, tile types...), usable as values.
+CONSTANTS = {
+    "available": "str", "exhausted": "str", "left": "str", "right": "str",
+    "attack": "str", "defence": "str", "both": "str",
+    "notable": "str", "family": "str", "indulgence": "str", "patronage": "str",
+    "city": "str", "title": "str", "guild": "str", "cathedral": "str",
+    "artist": "str", "work": "str", "cortigiano": "str", "outside": "str", "domain": "str",
+    "end_of_spring": "str", "end_of_winter": "str", "end_of_year": "str",
+    "final_winter": "str", "immediately": "str", "top": "str", "bottom": "str",
+    "player": "str", "game": "str", "per_siege": "str", "until_reactivated": "str",
+    "choose": "str", "random": "str", "seat": "str", "rulebook": "str", "board": "str",
+    "derived": "str", "inferred": "str", "placeholder": "str",
+}

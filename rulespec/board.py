@@ -1,0 +1,180 @@
+"""The Italy board as a graph, with O(1) lookup tables for the rules engine's hot loop.
+
+`Board` is built once per game from map.yaml data (plain dicts, already validated by
+validator.map_checks) for one board side, minus the cities taken out of play (Forbidden City
+tokens at 3 players). Every query the rules make (values, road neighbours, distances, ship
+costs between ports) is precomputed at construction, so a playout never walks the graph.
+
+Unknown city ids raise KeyError from value/road_neighbours/road_distance (a programming
+error, not a content error); the yes/no queries (is_port, ...) just answer False.
+"""
+from __future__ import annotations
+
+from itertools import product
+from typing import Iterable
+
+import networkx as nx
+
+from .errors import RulespecError
+
+
+class Board:
+    """One side of the Italy board with the cities in play.
+
+    Graph nodes are city ids (kind="city") and sea ids (kind="sea"); edges have
+    kind="road" (city–city), "coast" (port–sea) or "sea" (sea–sea).
+    """
+
+    def __init__(self, map_data: dict, side: str, excluded: Iterable[str] = ()):
+        side_ids = [s["id"] for s in map_data.get("sides", [])]
+        if side not in side_ids:
+            raise RulespecError(f"unknown board side '{side}'", code="RS123",
+                                hint="board sides in this map: " + ", ".join(side_ids))
+        self.side: str = side
+        self.excluded: frozenset[str] = frozenset(excluded)
+        side_entry = next(s for s in map_data["sides"] if s["id"] == side)
+        values_from = side_entry.get("values_from")
+
+        g = nx.Graph()
+        sea_ids = [s["id"] for s in map_data.get("seas", [])]
+        for s in map_data.get("seas", []):
+            g.add_node(s["id"], kind="sea", name=s.get("name", s["id"]), x=s.get("x"), y=s.get("y"))
+        for link in map_data.get("sea_links", []):
+            a, b = link["between"]
+            g.add_edge(a, b, kind="sea")
+
+        cities: list[str] = []
+        value: dict[str, int] = {}
+        seas_of: dict[str, frozenset[str]] = {}
+        alias: dict[str, str] = {}
+        pirates, annexable = set(), set()
+        for c in map_data.get("cities", []):
+            cid = c["id"]
+            if side not in c.get("sides", ()) or cid in self.excluded:
+                continue
+            cities.append(cid)
+            sv = c.get("side_values") or {}
+            value[cid] = sv.get(side, sv.get(values_from, c["value"]) if values_from else c["value"])
+            seas_of[cid] = frozenset(c.get("seas") or ())
+            pirate = bool(c.get("pirate", False))
+            if pirate:
+                pirates.add(cid)
+            # Pirate ports cannot be annexed (rulebook) unless the data says otherwise.
+            if c.get("annexable", not pirate):
+                annexable.add(cid)
+            alias[cid] = cid
+            for a in c.get("aliases") or ():
+                alias[a] = cid
+            g.add_node(cid, kind="city", name=c.get("name", cid), value=value[cid],
+                       landmass=c.get("landmass"), pirate=pirate, x=c.get("x"), y=c.get("y"))
+            for s in seas_of[cid]:
+                g.add_edge(cid, s, kind="coast")
+
+        in_play = set(cities)
+        for r in map_data.get("roads", []):
+            a, b = r["between"]
+            if side in r.get("sides", ()) and a in in_play and b in in_play and a != b:
+                g.add_edge(a, b, kind="road")
+
+        self.graph: nx.Graph = g
+        self.cities: tuple[str, ...] = tuple(cities)
+        self._city_set = frozenset(cities)
+        self._value = value
+        self._seas_of = seas_of
+        self._alias = alias
+        self._pirates = frozenset(pirates)
+        self._annexable = frozenset(annexable)
+        self._ports = frozenset(c for c in cities if seas_of[c])
+        self._names = {c: g.nodes[c]["name"] for c in cities}
+
+        roads = nx.Graph()
+        roads.add_nodes_from(cities)
+        roads.add_edges_from((a, b) for a, b, k in g.edges(data="kind") if k == "road")
+        self._road_nb = {c: frozenset(roads.neighbors(c)) for c in cities}
+        self._road_dist = {c: dict(d) for c, d in nx.all_pairs_shortest_path_length(roads)}
+
+        # Ships = seas on the shortest sea path, counting the first and last sea
+        # (same sea = 1, neighbouring seas = 2): the Pisa→Terracina example costs 2.
+        seas = nx.Graph()
+        seas.add_nodes_from(sea_ids)
+        seas.add_edges_from((a, b) for a, b, k in g.edges(data="kind") if k == "sea")
+        sea_dist = {s: dict(d) for s, d in nx.all_pairs_shortest_path_length(seas)}
+        between: dict[tuple[str, str], int] = {}
+        for a, b in product(self._ports, repeat=2):
+            hops = [sea_dist[sa][sb] for sa, sb in product(seas_of[a], seas_of[b])
+                    if sb in sea_dist.get(sa, {})]
+            if hops:
+                between[(a, b)] = min(hops) + 1
+        self._seas_between = between
+        self._ports_reachable = {c: frozenset(b for (a, b) in between if a == c and b != c)
+                                 for c in self._ports}
+
+    @classmethod
+    def from_pack_data(cls, map_data: dict, setup_data: dict, players: int) -> "Board":
+        """The board for `players` players: side and forbidden cities come from setup.yaml."""
+        counts = {pc["players"]: pc for pc in setup_data.get("player_counts", [])}
+        if players not in counts:
+            raise RulespecError(f"this pack has no setup for {players} players", code="RS123",
+                                hint="supported player counts: " + ", ".join(map(str, sorted(counts))))
+        pc = counts[players]
+        return cls(map_data, pc["board_side"], pc.get("forbidden_cities") or ())
+
+    # --- queries (all O(1)) -----------------------------------------------------------------
+
+    def __contains__(self, city: str) -> bool:
+        return city in self._city_set
+
+    def resolve(self, name: str) -> str | None:
+        """City id for an id or alias (e.g. 'latina' -> 'terracina'), None if not in play."""
+        return self._alias.get(name)
+
+    def name(self, city: str) -> str:
+        return self._names[city]
+
+    def value(self, city: str) -> int:
+        """Printed base value on this side (Annex cost and Siege strength start here)."""
+        return self._value[city]
+
+    def road_neighbours(self, city: str) -> frozenset[str]:
+        """Cities one road away: Annex targets, Cavalry moves, retreats on foot."""
+        return self._road_nb[city]
+
+    def adjacent_by_road(self, a: str, b: str) -> bool:
+        nb = self._road_nb.get(a)
+        return nb is not None and b in nb
+
+    def road_distance(self, a: str, b: str) -> int | None:
+        """Roads on the shortest road path (Cavalry needed to march one Troop); None if none."""
+        return self._road_dist[a].get(b) if b in self._city_set else None
+
+    def seas_of(self, city: str) -> frozenset[str]:
+        """Seas the port borders (anchor icons); empty for inland cities."""
+        return self._seas_of[city]
+
+    def is_port(self, city: str) -> bool:
+        return city in self._ports
+
+    def is_pirate(self, city: str) -> bool:
+        return city in self._pirates
+
+    def is_annexable(self, city: str) -> bool:
+        """False for pirate ports (never annexed, but they can still be besieged)."""
+        return city in self._annexable
+
+    def seas_between(self, a: str, b: str) -> int | None:
+        """Ships per Troop (or per Annex) from port a to port b: seas crossed counting the
+        starting and ending sea (same sea = 1, neighbouring = 2). None if either is not a
+        port or no sea route exists."""
+        return self._seas_between.get((a, b))
+
+    def ports_reachable(self, city: str) -> frozenset[str]:
+        """Other ports in play that can be reached by sea from this port (pirate ports
+        included; the Annex rule filters them out). Empty for inland cities."""
+        return self._ports_reachable.get(city, frozenset())
+
+    @property
+    def ports(self) -> frozenset[str]:
+        return self._ports
+
+    def __repr__(self) -> str:
+        return f"Board(side={self.side!r}, cities={len(self.cities)}, excluded={sorted(self.excluded)})"

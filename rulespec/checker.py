@@ -1,0 +1,573 @@
+"""Static checking of a resolved pack: kinds, fields, references and expression types.
+
+Runs on the effective pack (after overlays) and reports Diagnostics; never raises for
+content problems. Types are the simple ones of rulespec.vocabulary ('number', 'bool',
+'city', 'set:city', 'any', ...); 'any' is compatible with everything, so the checker only
+reports what is certainly wrong.
+"""
+from __future__ import annotations
+
+from . import ast as A
+from .errors import Diagnostic, Span, did_you_mean, source_line_at
+from .kinds import KINDS, KindSpec
+from .pack import Decl, Pack
+from .vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS, VERBS
+
+NUMERIC = {"number", "int"}
+# declaration kinds whose ids are values of that type in expressions
+KIND_TYPES = {"symbol": "symbol", "action": "action", "card": "card", "tile": "tile",
+              "alliance": "alliance", "track": "track", "procedure": "procedure", "table": "table",
+              "option": "option", "war_bonus": "war_bonus", "ability": "ability", "colour": "colour",
+              "palace": "palace", "component": "component", "scoring": "scoring",
+              "constraint": "constraint", "end_condition": "end_condition", "phase": "phase", "game": "game"}
+
+
+def _compatible(actual: str, expected: str) -> bool:
+    if actual in ("any", None) or expected in ("any", None):
+        return True
+    a, e = actual.rstrip("?"), expected.rstrip("?")
+    if a == e or a == "none" and expected.endswith("?"):
+        return True
+    if a in NUMERIC and e in NUMERIC:
+        return True
+    if a.startswith("set:") and e.startswith("set:"):
+        return _compatible(a[4:], e[4:])
+    if e == "cost" and a in ("symbol", "cost", "number"):
+        return True
+    if e in ("procedure", "action") and a in ("procedure", "action"):
+        return True
+    return False
+
+
+class Checker:
+    def __init__(self, pack: Pack):
+        self.pack = pack
+        self.out: list[Diagnostic] = []
+        self.referenced: set = set()       # (kind, id) seen in references
+        self.names: dict[str, str] = {}    # global name -> type
+        self.name_kind: dict[str, str] = {}
+        self._collect_names()
+
+    # ------------------------------------------------------------ helpers
+    def diag(self, code, msg, span: Span, hint="", severity="error"):
+        self.out.append(Diagnostic(code, msg, span, hint, severity, source_line_at(span.file, span.line)))
+
+    def _collect_names(self):
+        for (kind, id_), d in self.pack.decls.items():
+            t = KIND_TYPES.get(kind, kind)
+            self.names.setdefault(str(id_), t)
+            self.name_kind.setdefault(str(id_), kind)
+        m = self.pack.data.get("map")
+        if m and isinstance(m.data, dict):
+            for c in m.data.get("cities") or []:
+                if isinstance(c, dict) and "id" in c:
+                    self.names.setdefault(str(c["id"]), "city")
+                    self.name_kind.setdefault(str(c["id"]), "city")
+                    for alias in c.get("aliases") or []:
+                        self.names.setdefault(str(alias), "city")
+            for s in m.data.get("seas") or []:
+                if isinstance(s, dict) and "id" in s:
+                    self.names.setdefault(str(s["id"]), "sea")
+                    self.name_kind.setdefault(str(s["id"]), "sea")
+        for colour in self.colours():
+            self.names.setdefault(colour, "colour")
+            self.name_kind.setdefault(colour, "colour")
+
+    def colours(self) -> list:
+        s = self.pack.data.get("setup")
+        if not s or not isinstance(s.data, dict):
+            return []
+        c = s.data.get("colours")
+        if isinstance(c, dict):
+            return [str(k) for k in c]
+        if isinstance(c, list):
+            return [str(x["id"]) if isinstance(x, dict) else str(x) for x in c]
+        return []
+
+    def ids_of(self, kind: str) -> list:
+        if kind in ("city", "sea", "colour"):
+            return [n for n, t in self.names.items() if self.name_kind.get(n) == kind or t == kind]
+        return [str(i) for (k, i) in self.pack.decls if k == kind]
+
+    # ------------------------------------------------------------ entry point
+    def run(self) -> list[Diagnostic]:
+        for decl in self.pack.decls.values():
+            spec = KINDS.get(decl.kind)
+            if spec is None:
+                span = decl.history[0][1] if decl.history else decl.span
+                self.diag("RS102", f"unknown kind of declaration '{decl.kind}'", _kind_span(decl),
+                          did_you_mean(decl.kind, KINDS) or "known kinds: " + ", ".join(sorted(KINDS)))
+                continue
+            self.check_decl(decl, spec)
+        return self.out
+
+    def check_decl(self, decl: Decl, spec: KindSpec, outer: Decl | None = None):
+        env = {p.name: (p.type or "any") for p in decl.params}
+        for p in decl.params:
+            if p.default is not None:
+                self.expr(p.default, env)
+        for name, fv in decl.fields.items():
+            fs = spec.fields.get(name)
+            if fs is None:
+                if not spec.open_fields:
+                    self.diag("RS103", f"{decl.kind} has no field '{name}'", fv.span,
+                              did_you_mean(name, spec.fields) or "fields of " + decl.kind + ": " + ", ".join(sorted(spec.fields)))
+                continue
+            self.check_field(decl, fv, fs.type, env)
+        for name, fs in spec.fields.items():
+            if fs.required and name not in decl.fields:
+                self.diag("RS104", f"{decl.kind} '{decl.id}' is missing the required field '{name}'",
+                          decl.id_span or decl.span, f"add `{name}: ...` ({fs.doc})" if fs.doc else f"add `{name}: ...`")
+        for (bkind, key), block in decl.blocks.items():
+            sub_spec = spec.blocks.get(bkind)
+            if sub_spec is None:
+                self.diag("RS103", f"{decl.kind} cannot contain a '{bkind}' block", block.span,
+                          did_you_mean(bkind, spec.blocks) or
+                          ("blocks allowed here: " + ", ".join(spec.blocks) if spec.blocks else
+                           "a field is written `name: value`"))
+                continue
+            self.check_decl(block, sub_spec, decl)
+
+    # ------------------------------------------------------------ fields
+    def check_field(self, decl: Decl, fv, ftype: str, env: dict):
+        v = fv.value
+        if v is None:
+            return
+        if ftype == "any":
+            if isinstance(v, (A.Expr, A.Block)):
+                self.walk_any(v, env)
+            return
+        if ftype == "effect":
+            if isinstance(v, A.Block):
+                self.block(v, dict(env))
+            elif isinstance(v, A.Expr):
+                self.diag("RS106", f"field '{fv.name}' must be a block of steps in {{ ... }}", fv.span,
+                          f"write `{fv.name}: {{ ... }}`")
+            return
+        if ftype.startswith("list:"):
+            inner = ftype[5:]
+            if isinstance(v, A.ListExpr):
+                for item in v.items:
+                    self.check_value(item, inner, env, fv.name)
+            elif isinstance(v, list):
+                for item in v:
+                    self.check_plain(item, inner, fv)
+            elif isinstance(v, A.Expr):
+                t = self.expr(v, env)
+                if not t.startswith("set:") and t != "any":
+                    self.diag("RS106", f"field '{fv.name}' must be a list", v.span, "write `[a, b, c]`")
+            return
+        if isinstance(v, (A.Expr, A.Block)):
+            self.check_value(v, ftype, env, fv.name)
+        else:
+            self.check_plain(v, ftype, fv)
+
+    def check_plain(self, v, ftype, fv):
+        """A plain YAML value against a field type."""
+        if ftype in ("int", "number") and not (isinstance(v, (int, float)) and not isinstance(v, bool)):
+            self.diag("RS106", f"field '{fv.name}' must be a number, got {v!r}", fv.span, "write a number like 3")
+        elif ftype == "bool" and not isinstance(v, bool):
+            self.diag("RS106", f"field '{fv.name}' must be true or false, got {v!r}", fv.span, "write true or false")
+        elif ftype.startswith("ref:") and isinstance(v, str):
+            self.ref(v, ftype[4:], fv.span)
+        elif ftype.startswith("enum:") and str(v) not in ftype[5:].split("|"):
+            self.diag("RS109", f"'{v}' is not allowed for field '{fv.name}'", fv.span,
+                      "expected one of: " + ", ".join(ftype[5:].split("|")))
+        if ftype in ("int", "number") and isinstance(v, (int, float)) and v < 0:
+            self.diag("RS109", f"field '{fv.name}' cannot be negative ({v})", fv.span, "use 0 or more")
+
+    def check_value(self, v, ftype: str, env: dict, fname: str):
+        if ftype.startswith("ref:"):
+            kind = ftype[4:]
+            if isinstance(v, A.Name):
+                self.ref(v.id, kind, v.span)
+            elif isinstance(v, A.Call) and isinstance(v.func, A.Name):
+                self.ref(v.func.id, kind, v.func.span)
+                for a in list(v.args) + list(v.kwargs.values()):
+                    self.expr(a, env)
+            else:
+                self.diag("RS106", f"field '{fname}' must name a {kind}", v.span, f"write the id of a {kind}")
+            return
+        if ftype.startswith("enum:"):
+            allowed = ftype[5:].split("|")
+            if not (isinstance(v, A.Name) and v.id in allowed):
+                got = v.id if isinstance(v, A.Name) else "this value"
+                self.diag("RS109", f"'{got}' is not allowed for field '{fname}'", v.span,
+                          (did_you_mean(got, allowed) + " " if isinstance(v, A.Name) else "") +
+                          "expected one of: " + ", ".join(allowed))
+            return
+        if ftype in ("cost", "symbols"):
+            self.cost(v, env, fname)
+            return
+        expected = ftype[5:] if ftype.startswith("expr:") else ftype
+        if isinstance(v, A.Block):
+            self.diag("RS106", f"field '{fname}' takes a value, not a block of steps", v.span, "")
+            return
+        t = self.expr(v, env)
+        if expected == "int":
+            expected = "number"
+            if isinstance(v, A.Num) and v.value < 0:
+                self.diag("RS109", f"field '{fname}' cannot be negative ({v.value})", v.span, "use 0 or more")
+        if not _compatible(t, expected):
+            self.diag("RS106", f"field '{fname}' must be {_words(expected)}, but this is {_words(t)}", v.span,
+                      _type_hint(expected))
+
+    def ref(self, name: str, kind: str, span: Span):
+        known = self.ids_of(kind)
+        if name in known:
+            self.referenced.add((kind, name))
+            return
+        if kind == "city" and self.names.get(name) == "city":
+            return
+        self.diag("RS105", f"no {kind} named '{name}'", span,
+                  did_you_mean(name, known) or (f"declared {kind}s: " + ", ".join(sorted(known)[:12]) if known else
+                                                f"no {kind} is declared in this pack"))
+
+    # ------------------------------------------------------------ costs
+    def cost(self, v, env, fname):
+        if isinstance(v, A.Qty):
+            self.symbol(v.symbol, v.symbol_span)
+            return
+        if isinstance(v, A.PerCost):
+            self.symbol(v.symbol, v.symbol_span)
+            self.want(v.per, "number", env)
+            return
+        if isinstance(v, A.MoreThan):
+            self.symbol(v.symbol, v.symbol_span)
+            self.want(v.than, "number", env)
+            return
+        if isinstance(v, A.Name) and self.names.get(v.id) == "symbol":
+            self.referenced.add(("symbol", v.id))
+            return
+        if isinstance(v, A.BinOp) and v.op in ("+", "|"):
+            self.cost(v.left, env, fname)
+            self.cost(v.right, env, fname)
+            return
+        if isinstance(v, A.Num) and v.value == 0:
+            return
+        if isinstance(v, A.ListExpr) and not v.items:
+            return
+        t = self.expr(v, env)
+        if t not in ("cost", "any", "symbol"):
+            self.diag("RS106", f"field '{fname}' must be a cost such as `2 florin + crown`, but this is {_words(t)}",
+                      v.span, "a cost adds quantities of symbols: `3 crown`, `crown | cross`, `more crown than x`")
+
+    def symbol(self, name, span):
+        self.ref(name, "symbol", span)
+
+    # ------------------------------------------------------------ statements
+    def block(self, b: A.Block, env: dict):
+        for s in b.stmts:
+            self.stmt(s, env)
+
+    def stmt(self, s, env: dict):
+        if isinstance(s, A.Let):
+            env[s.name] = self.expr(s.value, env)
+        elif isinstance(s, A.SetStmt):
+            self.expr(s.target, env)
+            self.expr(s.value, env)
+        elif isinstance(s, A.If):
+            for cond, blk in s.branches:
+                self.want(cond, "bool", env)
+                self.block(blk, dict(env))
+            if s.else_:
+                self.block(s.else_, dict(env))
+        elif isinstance(s, (A.Choose, A.For)):
+            it = self.expr(s.iter, env)
+            if it not in ("any",) and not it.startswith("set:"):
+                self.diag("RS106", f"`{'choose' if isinstance(s, A.Choose) else 'for'} {s.var} in ...` needs a set "
+                          f"of things, but this is {_words(it)}", s.iter.span, "e.g. `cities`, `player.tiles`, `[a, b]`")
+            inner = dict(env)
+            inner[s.var] = it[4:] if it.startswith("set:") else "any"
+            if isinstance(s, A.Choose):
+                if s.up_to is not None:
+                    self.want(s.up_to, "number", env)
+                if s.by is not None:
+                    self.want(s.by, "player", env)
+            if s.where is not None:
+                self.want(s.where, "bool", inner)
+            self.block(s.body, inner)
+        elif isinstance(s, A.Repeat):
+            self.want(s.count, "number", env)
+            self.block(s.body, dict(env))
+        elif isinstance(s, A.OptionalStmt):
+            if s.by is not None:
+                self.want(s.by, "player", env)
+            self.block(s.body, dict(env))
+        elif isinstance(s, A.Either):
+            if s.by is not None:
+                self.want(s.by, "player", env)
+            for o in s.options:
+                if o.where is not None:
+                    self.want(o.where, "bool", env)
+                self.block(o.body, dict(env))
+        elif isinstance(s, A.Pay):
+            self.cost(s.cost, env, "pay")
+            if s.as_name:
+                env[s.as_name] = "number"
+        elif isinstance(s, A.Require):
+            self.want(s.cond, "bool", env)
+        elif isinstance(s, A.CallStmt):
+            self.call_stmt(s, env)
+
+    def call_stmt(self, s: A.CallStmt, env):
+        sig = VERBS.get(s.verb)
+        if sig is None:
+            kind = self.name_kind.get(s.verb)
+            if kind in ("procedure", "action"):
+                self.referenced.add((kind, s.verb))
+                self._args(s.args, s.kwargs, env)
+                return
+            self.diag("RS107", f"unknown verb '{s.verb}'", s.span,
+                      did_you_mean(s.verb, list(VERBS) + self.ids_of("procedure")) or
+                      "verbs: " + ", ".join(sorted(VERBS)))
+            self._args(s.args, s.kwargs, env)
+            return
+        self.arity(s.verb, sig, s.args, s.span, "verb")
+        if s.verb in ("perform", "run") and s.args and isinstance(s.args[0], A.Name):
+            kind = "action" if s.verb == "perform" else "procedure"
+            self.ref(s.args[0].id, kind, s.args[0].span)
+            target = self.pack.get(kind, s.args[0].id)
+            if target is not None:
+                names = {p.name for p in target.params}
+                for k, val in s.kwargs.items():
+                    if k not in names:
+                        self.diag("RS107", f"{kind} '{target.id}' has no parameter '{k}'", val.span,
+                                  did_you_mean(k, names) or (f"its parameters: {', '.join(sorted(names))}" if names
+                                                             else f"{kind} '{target.id}' takes no parameters"))
+            for a in s.args[1:]:
+                self.expr(a, env)
+            for v in s.kwargs.values():
+                self.expr(v, env)
+            return
+        for a, t in zip(s.args, sig.params):
+            self.want(a, t, env) if not t.startswith("*") else self.expr(a, env)
+        for a in s.args[len(sig.params):]:
+            self.expr(a, env)
+        for v in s.kwargs.values():
+            self.expr(v, env)
+
+    def arity(self, name, sig, args, span, what):
+        n = len(args)
+        lo, hi = len(sig.params) - sig.optional, len(sig.params)
+        if any(p.startswith("*") for p in sig.params):
+            hi = 10 ** 6
+        if not lo <= n <= hi:
+            want = str(hi) if lo == hi else f"{lo} to {hi}"
+            self.diag("RS107", f"{what} '{name}' takes {want} argument{'s' if hi != 1 else ''}, got {n}", span,
+                      f"{name}({', '.join(sig.params)}): {sig.doc}")
+
+    def _args(self, args, kwargs, env):
+        for a in args:
+            self.expr(a, env)
+        for v in kwargs.values():
+            self.expr(v, env)
+
+    def walk_any(self, v, env):
+        if isinstance(v, A.Block):
+            self.block(v, dict(env))
+        elif isinstance(v, A.Expr):
+            self.expr(v, env)
+
+    # ------------------------------------------------------------ expressions
+    def want(self, e, expected: str, env) -> str:
+        t = self.expr(e, env)
+        if not _compatible(t, expected):
+            self.diag("RS106", f"expected {_words(expected)} here, but this is {_words(t)}", e.span, _type_hint(expected))
+        return t
+
+    def expr(self, e, env: dict) -> str:
+        m = getattr(self, "e_" + type(e).__name__, None)
+        return m(e, env) if m else "any"
+
+    def e_Num(self, e, env):
+        return "number"
+
+    def e_Str(self, e, env):
+        return "str"
+
+    def e_Bool(self, e, env):
+        return "bool"
+
+    def e_NoneLit(self, e, env):
+        return "none"
+
+    def e_Name(self, e, env):
+        if e.id in env:
+            return env[e.id] or "any"
+        if e.id in GLOBALS:
+            return GLOBALS[e.id][0]
+        if e.id in self.names:
+            kind = self.name_kind.get(e.id)
+            if kind:
+                self.referenced.add((kind, e.id))
+            return self.names[e.id]
+        if e.id in CONSTANTS:
+            return CONSTANTS[e.id]
+        if e.id in FUNCTIONS:
+            return "any"
+        candidates = list(env) + list(GLOBALS) + list(self.names) + list(CONSTANTS)
+        self.diag("RS105", f"unknown name '{e.id}'", e.span,
+                  did_you_mean(e.id, candidates) or "declare it with `let`, as a parameter, or in the pack")
+        return "any"
+
+    def e_Qty(self, e, env):
+        self.symbol(e.symbol, e.symbol_span)
+        return "cost"
+
+    def e_PerCost(self, e, env):
+        self.symbol(e.symbol, e.symbol_span)
+        self.want(e.per, "number", env)
+        return "cost"
+
+    def e_MoreThan(self, e, env):
+        self.symbol(e.symbol, e.symbol_span)
+        self.want(e.than, "number", env)
+        return "cost"
+
+    def e_Attr(self, e, env):
+        t = self.expr(e.obj, env)
+        base = t.rstrip("?")
+        attrs = ATTRIBUTES.get(base)
+        if attrs is not None:
+            if e.name in attrs:
+                return attrs[e.name][0]
+            # declared objects also expose their fields
+            if base in KINDS and e.name in KINDS[base].fields:
+                return "any"
+            self.diag("RS105", f"a {base} has no attribute '{e.name}'", e.span,
+                      did_you_mean(e.name, attrs) or "attributes: " + ", ".join(sorted(attrs)))
+            return "any"
+        if base in KINDS and isinstance(e.obj, A.Name):
+            spec = KINDS[base]
+            if e.name not in spec.fields and not spec.open_fields and not spec.blocks:
+                self.diag("RS105", f"a {base} has no field '{e.name}'", e.span,
+                          did_you_mean(e.name, spec.fields) or "")
+        return "any"
+
+    def e_Call(self, e, env):
+        if not isinstance(e.func, A.Name):
+            self.expr(e.func, env)
+            self._args(e.args, e.kwargs, env)
+            return "any"
+        name = e.func.id
+        sig = FUNCTIONS.get(name)
+        if sig is None:
+            kind = self.name_kind.get(name)
+            if kind in ("table", "procedure"):
+                self.referenced.add((kind, name))
+                self._args(e.args, e.kwargs, env)
+                return "any"
+            if name in VERBS:
+                self.diag("RS107", f"'{name}' is a verb (it changes the game), not a value", e.span,
+                          f"use it as a step on its own line inside an effect block: `{name}(...)`")
+            else:
+                self.diag("RS107", f"unknown function '{name}'", e.func.span,
+                          did_you_mean(name, FUNCTIONS) or "functions: " + ", ".join(sorted(FUNCTIONS)))
+            self._args(e.args, e.kwargs, env)
+            return "any"
+        self.arity(name, sig, e.args, e.span, "function")
+        for a, t in zip(e.args, sig.params):
+            self.want(a, t, env)
+        for a in e.args[len(sig.params):]:
+            self.expr(a, env)
+        for v in e.kwargs.values():
+            self.expr(v, env)
+        if name in ("max", "min") and e.args:
+            return "number"
+        return sig.returns
+
+    def e_Index(self, e, env):
+        t = self.expr(e.obj, env)
+        self.expr(e.index, env)
+        return t[4:] if t.startswith("set:") else "any"
+
+    def e_BinOp(self, e, env):
+        if e.op in ("and", "or"):
+            self.want(e.left, "bool", env)
+            self.want(e.right, "bool", env)
+            return "bool"
+        lt, rt = self.expr(e.left, env), self.expr(e.right, env)
+        if e.op == "|":
+            return "cost"
+        if "cost" in (lt, rt) or "symbol" in (lt, rt):
+            if e.op in ("+", "*"):
+                return "cost"
+        if e.op == "+" and lt.startswith("set:") and rt.startswith("set:"):
+            return lt
+        for side, t in ((e.left, lt), (e.right, rt)):
+            if not _compatible(t, "number"):
+                self.diag("RS106", f"'{e.op}' needs numbers, but this is {_words(t)}", side.span,
+                          "arithmetic works on numbers (count(...), player.florins, city.value ...)")
+        return "number"
+
+    def e_Compare(self, e, env):
+        lt, rt = self.expr(e.left, env), self.expr(e.right, env)
+        if e.op in ("in", "not in"):
+            if not (rt == "any" or rt.startswith("set:")):
+                self.diag("RS106", f"'{e.op}' needs a set on its right, but this is {_words(rt)}", e.right.span,
+                          "e.g. `c in player.cities`")
+        elif e.op in ("<", "<=", ">", ">="):
+            for side, t in ((e.left, lt), (e.right, rt)):
+                if not _compatible(t, "number"):
+                    self.diag("RS106", f"'{e.op}' compares numbers, but this is {_words(t)}", side.span, "")
+        else:
+            if not (_compatible(lt, rt) or _compatible(rt, lt) or "none" in (lt, rt)):
+                self.diag("RS106", f"comparing {_words(lt)} with {_words(rt)} is always false", e.span,
+                          "compare values of the same type")
+        return "bool"
+
+    def e_Not(self, e, env):
+        self.want(e.operand, "bool", env)
+        return "bool"
+
+    def e_Neg(self, e, env):
+        self.want(e.operand, "number", env)
+        return "number"
+
+    def e_CondExpr(self, e, env):
+        self.want(e.cond, "bool", env)
+        a, b = self.expr(e.then, env), self.expr(e.else_, env)
+        return a if a == b else ("any" if "any" in (a, b) else a if b == "none" else b if a == "none" else "any")
+
+    def e_ListExpr(self, e, env):
+        types = {self.expr(i, env) for i in e.items}
+        return "set:" + (types.pop() if len(types) == 1 else "any")
+
+    def e_Comprehension(self, e, env):
+        it = self.expr(e.iter, env)
+        if it != "any" and not it.startswith("set:"):
+            self.diag("RS106", f"`for {e.var} in ...` needs a set of things, but this is {_words(it)}", e.iter.span, "")
+        inner = dict(env)
+        inner[e.var] = it[4:] if it.startswith("set:") else "any"
+        if e.cond is not None:
+            self.want(e.cond, "bool", inner)
+        return "set:" + self.expr(e.elem, inner)
+
+
+def _words(t: str) -> str:
+    if t is None:
+        return "anything"
+    if t.startswith("set:"):
+        return f"a set of {t[4:]}s" if t[4:] != "any" else "a set"
+    if t.endswith("?"):
+        return f"a {t[:-1]} or none"
+    return {"number": "a number", "bool": "true/false", "str": "a text", "cost": "a cost",
+            "none": "none", "any": "anything", "int": "a whole number"}.get(t, f"a {t}")
+
+
+def _type_hint(expected: str) -> str:
+    return {"bool": "a condition such as `x > 2`, `c.controller == player`, `a and b`",
+            "number": "a number or a formula such as `count(...)`, `city.value + 1`",
+            "player": "a player, e.g. `player` or a variable bound by `choose p in players`"}.get(expected, "")
+
+
+def _kind_span(decl: Decl) -> Span:
+    return decl.span
+
+
+def check_pack(pack: Pack) -> tuple[list[Diagnostic], set]:
+    """Type- and reference-check a resolved pack: (diagnostics, referenced (kind, id) pairs)."""
+    c = Checker(pack)
+    out = c.run()
+    return out, c.referenced

@@ -1,0 +1,163 @@
+"""The `rulespec` command line: validate, show, map (and, as the interpreter grows, play,
+replay, scenario, bench). Content problems are printed as diagnostics, never tracebacks.
+
+Exit codes: 0 success, 1 content errors (or failed expectations), 2 usage errors.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .errors import RulespecError
+
+DEFAULT_PACK = "base_3to5"
+
+
+def _console():
+    from rich.console import Console
+    return Console(highlight=False, soft_wrap=True)
+
+
+# ------------------------------------------------------------------ validate
+def cmd_validate(args) -> int:
+    from validator.static import validate_pack
+    reports = [validate_pack(ref) for ref in (args.packs or [DEFAULT_PACK])]
+    failed = False
+    if args.format == "json":
+        out = []
+        for r in reports:
+            out.append({"pack": r.pack_ref, "errors": len(r.errors), "warnings": len(r.warnings),
+                        "diagnostics": [d.to_json() for d in r.diagnostics]})
+        print(json.dumps(out if len(out) > 1 else out[0], indent=2))
+    for r in reports:
+        if args.format == "github":
+            for d in r.diagnostics:
+                level = "error" if d.severity == "error" or args.strict else "warning"
+                msg = f"{d.code} {d.message}" + (f" (hint: {d.hint})" if d.hint else "")
+                msg = msg.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+                print(f"::{level} file={d.span.file},line={d.span.line},col={d.span.column}::{msg}")
+        elif args.format == "text":
+            for d in r.diagnostics:
+                print(d.render(), file=sys.stdout)
+                print()
+            name = r.pack.id if r.pack else r.pack_ref
+            status = "ok" if not r.errors and not (args.strict and r.warnings) else "FAILED"
+            print(f"{name}: {len(r.errors)} error(s), {len(r.warnings)} warning(s) — {status}")
+        if r.errors or (args.strict and r.warnings):
+            failed = True
+    if args.playouts and not failed:
+        try:
+            from validator.playouts import run_playouts
+        except ImportError:
+            print("playouts need the interpreter, which is not available yet", file=sys.stderr)
+            return 1
+        for r in reports:
+            diags = run_playouts(r.pack, args.playouts, args.seed)
+            for d in diags:
+                print(d.render())
+            failed = failed or bool(diags)
+    return 1 if failed else 0
+
+
+# ------------------------------------------------------------------ show
+def cmd_show(args) -> int:
+    from .pack import load_pack
+    from . import show
+    pack = load_pack(args.pack)
+    if args.unverified:
+        rows = show.unverified(pack)
+        if args.json:
+            print(show.to_json({"pack": pack.id, "counts": show.unverified_summary(rows),
+                                "items": [dict(zip(("evidence", "what", "note", "where"), r)) for r in rows]}))
+            return 0
+        from rich.table import Table
+        table = Table(title=f"Values in {pack.id} not taken from the rulebook")
+        for col in ("evidence", "what", "note", "where"):
+            table.add_column(col, overflow="fold")
+        for r in rows:
+            table.add_row(*r)
+        con = _console()
+        con.print(table)
+        counts = show.unverified_summary(rows)
+        con.print("counts: " + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) + f"; total: {len(rows)}")
+        return 0
+    if args.diff:
+        base = load_pack(args.diff)
+        rows = show.pack_diff(pack, base)
+        if args.json:
+            print(show.to_json([dict(zip(("change", "what", "detail"), r)) for r in rows]))
+        else:
+            for change, what, detail in rows:
+                print(f"{change:8} {what}" + (f"    {detail}" if detail else ""))
+            print(f"{len(rows)} difference(s) between {pack.id} and {base.id}")
+        return 0
+    if args.json:
+        print(show.to_json(show.pack_json(pack)))
+    else:
+        print(show.pack_text(pack))
+    return 0
+
+
+# ------------------------------------------------------------------ map
+def cmd_map(args) -> int:
+    from .pack import load_pack
+    from .board import Board
+    from .mapdraw import draw_map_svg
+    pack = load_pack(args.pack)
+    if "map" not in pack.data:
+        raise RulespecError(f"pack '{pack.id}' has no map.yaml", code="RS003")
+    players = args.players or (pack.players[0] if pack.players else 4)
+    setup = pack.data.get("setup")
+    board = Board.from_pack_data(pack.data["map"].data, setup.data if setup else None, players)
+    svg = draw_map_svg(board, pack.data["map"].data, f"{pack.name} — {players} players")
+    if not args.out.lower().endswith(".svg"):
+        print("note: only SVG output is supported; writing SVG", file=sys.stderr)
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write(svg)
+    print(f"wrote {args.out}: {len(board.cities)} cities")
+    return 0
+
+
+# ------------------------------------------------------------------ main
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rulespec", description="Rules-as-data engine for Virtù.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    v = sub.add_parser("validate", help="check packs; exit 0 when clean, 1 on errors, 2 on usage errors")
+    v.add_argument("packs", nargs="*", help=f"pack ids or folders (default: {DEFAULT_PACK})")
+    v.add_argument("--strict", action="store_true", help="warnings fail too")
+    v.add_argument("--format", choices=("text", "json", "github"), default="text")
+    v.add_argument("--playouts", type=int, default=0, help="also play N random games per player count")
+    v.add_argument("--seed", type=int, default=0)
+    v.set_defaults(func=cmd_validate)
+
+    s = sub.add_parser("show", help="print the effective pack after overlays")
+    s.add_argument("pack", nargs="?", default=DEFAULT_PACK)
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--diff", metavar="BASE", help="only what differs from BASE")
+    s.add_argument("--unverified", action="store_true", help="list values marked inferred/placeholder")
+    s.set_defaults(func=cmd_show)
+
+    m = sub.add_parser("map", help="draw the board graph as SVG")
+    m.add_argument("pack", nargs="?", default=DEFAULT_PACK)
+    m.add_argument("--players", type=int)
+    m.add_argument("--out", default="map.svg")
+    m.set_defaults(func=cmd_map)
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except RulespecError as e:
+        print(e.render(), file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""Turn AST nodes back into DSL text, for `rulespec show`, diffs and explanations."""
+from __future__ import annotations
+
+from . import ast as A
+
+_PREC = {"or": 1, "and": 2, "|": 4, "+": 5, "-": 5, "*": 6, "/": 6, "%": 6}
+
+
+def expr(e, parent: int = 0) -> str:
+    if e is None:
+        return "none"
+    if not isinstance(e, A.Node):
+        return _plain(e)
+    t = type(e)
+    if t is A.Num:
+        return str(e.value)
+    if t is A.Str:
+        return '"' + e.value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if t is A.Bool:
+        return "true" if e.value else "false"
+    if t is A.NoneLit:
+        return "none"
+    if t is A.Name:
+        return e.id
+    if t is A.Qty:
+        return f"{e.count} {e.symbol}"
+    if t is A.PerCost:
+        return f"{e.count} {e.symbol} per {expr(e.per, 9)}"
+    if t is A.MoreThan:
+        return f"more {e.symbol} than {expr(e.than, 9)}"
+    if t is A.Attr:
+        return f"{expr(e.obj, 9)}.{e.name}"
+    if t is A.Call:
+        return f"{expr(e.func, 9)}({_args(e.args, e.kwargs)})"
+    if t is A.Index:
+        return f"{expr(e.obj, 9)}[{expr(e.index)}]"
+    if t is A.BinOp:
+        p = _PREC[e.op]
+        s = f"{expr(e.left, p)} {e.op} {expr(e.right, p + 1)}"
+        return f"({s})" if p < parent else s
+    if t is A.Compare:
+        s = f"{expr(e.left, 4)} {e.op} {expr(e.right, 4)}"
+        return f"({s})" if parent > 3 else s
+    if t is A.Not:
+        s = f"not {expr(e.operand, 3)}"
+        return f"({s})" if parent > 3 else s
+    if t is A.Neg:
+        return f"-{expr(e.operand, 9)}"
+    if t is A.CondExpr:
+        s = f"if {expr(e.cond)} then {expr(e.then)} else {expr(e.else_)}"
+        return f"({s})" if parent else s
+    if t is A.ListExpr:
+        return "[" + ", ".join(expr(i) for i in e.items) + "]"
+    if t is A.Comprehension:
+        w = f" where {expr(e.cond)}" if e.cond is not None else ""
+        return f"[{expr(e.elem)} for {e.var} in {expr(e.iter)}{w}]"
+    if t is A.Block:
+        return block(e)
+    return f"<{t.__name__}>"
+
+
+def _plain(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ", ".join(_plain(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_plain(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, str):
+        return v
+    return str(v)
+
+
+def _args(args, kwargs) -> str:
+    parts = [expr(a) for a in args] + [f"{k}: {expr(v)}" for k, v in kwargs.items()]
+    return ", ".join(parts)
+
+
+def block(b: A.Block, indent: int = 0) -> str:
+    if not b.stmts:
+        return "{ }"
+    pad = "  " * (indent + 1)
+    lines = ["{"] + [pad + stmt(s, indent + 1) for s in b.stmts] + ["  " * indent + "}"]
+    return "\n".join(lines)
+
+
+def stmt(s, indent: int = 0) -> str:
+    t = type(s)
+    if t is A.Let:
+        return f"let {s.name} = {expr(s.value)}"
+    if t is A.SetStmt:
+        return f"set {expr(s.target)} = {expr(s.value)}"
+    if t is A.If:
+        out = []
+        for i, (c, b) in enumerate(s.branches):
+            out.append(f"{'if' if i == 0 else 'elif'} {expr(c)} {block(b, indent)}")
+        if s.else_:
+            out.append(f"else {block(s.else_, indent)}")
+        return " ".join(out)
+    if t is A.Choose:
+        parts = [f"choose {s.var} in {expr(s.iter)}"]
+        if s.up_to is not None:
+            parts.append(f"up_to {expr(s.up_to)}")
+        if s.where is not None:
+            parts.append(f"where {expr(s.where)}")
+        if s.by is not None:
+            parts.append(f"by {expr(s.by)}")
+        if s.prompt:
+            parts.append(expr(A.Str(s.prompt)))
+        return " ".join(parts) + " " + block(s.body, indent)
+    if t is A.For:
+        w = f" where {expr(s.where)}" if s.where is not None else ""
+        return f"for {s.var} in {expr(s.iter)}{w} {block(s.body, indent)}"
+    if t is A.Repeat:
+        return f"repeat {expr(s.count)} {block(s.body, indent)}"
+    if t is A.OptionalStmt:
+        p = f" {expr(A.Str(s.prompt))}" if s.prompt else ""
+        by = f" by {expr(s.by)}" if s.by is not None else ""
+        return f"optional{p}{by} {block(s.body, indent)}"
+    if t is A.Either:
+        p = f" {expr(A.Str(s.prompt))}" if s.prompt else ""
+        pad = "  " * (indent + 1)
+        opts = []
+        for o in s.options:
+            w = f" where {expr(o.where)}" if o.where is not None else ""
+            opts.append(f"{pad}option {expr(A.Str(o.label))}{w} {block(o.body, indent + 1)}")
+        return f"either{p} {{\n" + "\n".join(opts) + "\n" + "  " * indent + "}"
+    if t is A.Pay:
+        return f"pay {expr(s.cost)}" + (f" as {s.as_name}" if s.as_name else "")
+    if t is A.Require:
+        return f"require {expr(s.cond)}" + (f" else {expr(A.Str(s.message))}" if s.message else "")
+    if t is A.CallStmt:
+        return f"{s.verb}({_args(s.args, s.kwargs)})"
+    return f"<{t.__name__}>"
+
+
+def value(v, indent: int = 0) -> str:
+    """Any field value: an expression, a block or plain YAML data."""
+    if isinstance(v, A.Block):
+        return block(v, indent)
+    return expr(v)
