@@ -173,7 +173,7 @@ class _Loader:
         base = None
         if m.get("extends"):
             try:
-                base_folder = find_pack(m["extends"], folder.parent)
+                base_folder = find_pack(m["extends"], folder)
             except RulespecError as e:
                 span = manifest.span(("extends",))
                 d = e.first
@@ -274,12 +274,12 @@ class _Loader:
                         continue
                     pack.decls[decl.key] = decl
 
-    def _yaml_decl(self, doc, kind, id_, body, path, subs, pack_id) -> Decl:
+    def _yaml_decl(self, doc, kind, id_, body, path, subs, pack_id, spec=None) -> Decl:
         span = doc.span(path)
         decl = Decl(kind, id_, span, pack_id, history=[("yaml", span, pack_id)], id_span=span)
         if not isinstance(body, dict):
             return decl
-        spec = KINDS.get(kind)
+        spec = spec or KINDS.get(kind)
         evidence = body.get("evidence") if isinstance(body.get("evidence"), dict) else {}
         for fname, raw in body.items():
             fpath = path + (fname,)
@@ -287,7 +287,8 @@ class _Loader:
                 sub_kind = subs[fname]
                 for i, item in enumerate(raw):
                     key = item.get("id", i) if isinstance(item, dict) else i
-                    sub = self._yaml_decl(doc, sub_kind, key, item, fpath + (i,), {}, pack_id)
+                    sub = self._yaml_decl(doc, sub_kind, key, item, fpath + (i,), {}, pack_id,
+                                          spec.blocks.get(sub_kind) if spec else None)
                     decl.blocks[(sub_kind, key)] = sub
                 continue
             if fname == "name" and isinstance(raw, str):

@@ -403,12 +403,14 @@ def _shift_spans(node, dline: int, dcol: int) -> None:
     """Move spans of an expression parsed from a YAML string to its place in the YAML file."""
     import dataclasses
     if isinstance(node, A.Node):
-        s = node.span
-        if s.line:
-            node.span = Span(s.file, s.line + dline, s.column + (dcol if s.line == 1 else 0),
-                             s.end_line + dline, s.end_column + (dcol if s.end_line == 1 else 0))
         for f in dataclasses.fields(node):
-            _shift_spans(getattr(node, f.name), dline, dcol)
+            v = getattr(node, f.name)
+            if isinstance(v, Span):
+                if v.line:
+                    setattr(node, f.name, Span(v.file, v.line + dline, v.column + (dcol if v.line == 1 else 0),
+                                               v.end_line + dline, v.end_column + (dcol if v.end_line == 1 else 0)))
+            else:
+                _shift_spans(v, dline, dcol)
     elif isinstance(node, (list, tuple)):
         for x in node:
             _shift_spans(x, dline, dcol)
