@@ -1,0 +1,129 @@
+"""Paying a cost, one symbol source at a time.
+
+A payment is the continuation `k` of a `pay` instruction (plain data):
+  need:   the cost alternatives [{symbol: n}, ...]
+  pool:   non-florin symbols tapped so far (florins go straight to the treasury)
+  tapped: source ids already used in this payment
+Each decision taps one source for one symbol type (the one-type-per-bottom rule): the
+player gets all the symbols of that type on the bottom. The payment completes as soon as
+one alternative is covered (florins come from the treasury). Only taps after which the cost
+can still be completed are offered, so a payment never strands a player.
+The Runtime supplies `payment_sources(player, env)` -> [(source_id, {symbol: n})] in rulebook
+order (Room cards first, then Cortigiano cards, Domain tiles, alliance bonuses) and
+`tap(player, source_id, symbol) -> n`, which flips/marks the source.
+"""
+from __future__ import annotations
+
+from . import costs
+
+FLORIN = "florin"
+
+
+def start(rt, player, cost, env, span) -> dict:
+    cost = costs.as_cost(cost)
+    return {"need": cost, "pool": {}, "tapped": [], "player": player, "paid": None, "paid_total": 0,
+            "ctx": {k: env[k] for k in ("room", "action") if k in env}}
+
+
+def _covered(rt, k, alt) -> bool:
+    pool = k["pool"]
+    for s, n in alt.items():
+        if s == FLORIN:
+            if rt.florins(k["player"]) < n:
+                return False
+        elif pool.get(s, 0) < n:
+            return False
+    return True
+
+
+def _sources(rt, k):
+    return [(sid, sym) for sid, sym in rt.payment_sources(k["player"], k["ctx"]) if sid not in k["tapped"]]
+
+
+def _feasible(alt, pool, treasury, sources) -> bool:
+    need = {s: n - (treasury if s == FLORIN else pool.get(s, 0)) for s, n in alt.items()}
+    need = {s: n for s, n in need.items() if n > 0}
+    if not need:
+        return True
+    useful = [sym for _, sym in sources if any(s in need for s in sym)]
+    # quick bound: everything usable at once
+    for s, n in need.items():
+        if sum(sym.get(s, 0) for sym in useful) < n:
+            return False
+
+    def dfs(i, need):
+        if not need:
+            return True
+        if i == len(useful):
+            return False
+        sym = useful[i]
+        for s in sym:
+            if s in need:
+                left = dict(need)
+                left[s] -= sym[s]
+                if left[s] <= 0:
+                    del left[s]
+                if dfs(i + 1, left):
+                    return True
+        return dfs(i + 1, need)
+    return dfs(0, need)
+
+
+def step(rt, k) -> bool:
+    """Complete the payment if an alternative is covered; True when paid."""
+    for alt in k["need"]:
+        if _covered(rt, k, alt):
+            f = alt.get(FLORIN, 0)
+            if f:
+                rt.spend_florins(k["player"], f)
+            k["paid"] = alt
+            k["paid_total"] = costs.total(alt)
+            return True
+    if not options(rt, k):
+        from .vm import Abort
+        raise Abort(f"cannot pay {costs.describe(k['need'])} with what is left")
+    return False
+
+
+def options(rt, k) -> list:
+    """Legal taps, as 'tap SOURCE SYMBOL' strings."""
+    srcs = _sources(rt, k)
+    treasury = rt.florins(k["player"])
+    out = []
+    for i, (sid, sym) in enumerate(srcs):
+        rest = srcs[:i] + srcs[i + 1:]
+        for s, n in sym.items():
+            pool = dict(k["pool"])
+            t = treasury
+            if s == FLORIN:
+                t += n
+            else:
+                pool[s] = pool.get(s, 0) + n
+            if any(alt.get(s, 0) > (treasury if s == FLORIN else k["pool"].get(s, 0))
+                   and _feasible(alt, pool, t, rest) for alt in k["need"]):
+                out.append(f"tap {sid} {s}")
+    return out
+
+
+def apply_option(rt, k, move: str):
+    parts = move.split()
+    if len(parts) != 3 or parts[0] != "tap":
+        from .vm import Abort
+        raise Abort(f"'{move}' is not a payment move (expected 'tap SOURCE SYMBOL')")
+    _, sid, s = parts
+    n = rt.tap(k["player"], sid, s)
+    k["tapped"].append(sid)
+    if s != FLORIN:
+        k["pool"][s] = k["pool"].get(s, 0) + n
+
+
+def describe_need(k) -> str:
+    return costs.describe(k["need"])
+
+
+def can_pay(rt, player, cost, ctx) -> bool:
+    """Whether `player` could pay `cost` now (used by `can_pay(...)` in rules)."""
+    cost = costs.as_cost(cost)
+    srcs = rt.payment_sources(player, ctx)
+    treasury = rt.florins(player)
+    return any(_feasible(alt, {}, treasury, srcs) for alt in cost)

@@ -1,0 +1,227 @@
+"""A pack compiled for play: every formula, cost and effect turned into callables and blocks,
+every catalogue (cards, tiles, alliances, tracks, palaces) into plain lookup tables.
+
+Built once per pack (`Ruleset.build(pack)`), shared by all games of that pack.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rulespec import ast as A
+from rulespec.checker import Checker
+from rulespec.pack import Decl, Pack
+
+from . import costs
+from .compiler import Compiler, Program
+
+
+@dataclass
+class Callable_:
+    """An action or procedure: parameters with default formulas, optional cost, effect block."""
+    id: str
+    params: list            # [(name, default_fn or None)]
+    cost: object            # fn or None
+    effect: int             # block index
+    requires: object        # fn or None
+    decl: Decl
+
+
+def _const(v):
+    return lambda rt, env: v
+
+
+@dataclass
+class Ruleset:
+    pack: Pack
+    program: Program
+    names: dict
+    actions: dict = field(default_factory=dict)
+    procedures: dict = field(default_factory=dict)
+    cards: dict = field(default_factory=dict)       # card type id -> dict
+    tiles: dict = field(default_factory=dict)       # tile type id -> dict
+    alliances: dict = field(default_factory=dict)
+    symbols: dict = field(default_factory=dict)
+    tracks: dict = field(default_factory=dict)
+    palaces: dict = field(default_factory=dict)
+    war_bonuses: dict = field(default_factory=dict)
+    abilities: dict = field(default_factory=dict)
+    scoring: list = field(default_factory=list)
+    end_conditions: list = field(default_factory=list)
+    constraints: list = field(default_factory=list)
+    tables: dict = field(default_factory=dict)
+    options: dict = field(default_factory=dict)
+    phases: dict = field(default_factory=dict)
+    game: dict = field(default_factory=dict)
+    decls: dict = field(default_factory=dict)
+
+    # ------------------------------------------------------------ building
+    @classmethod
+    def build(cls, pack: Pack) -> "Ruleset":
+        names = dict(Checker(pack).names)
+        rs = cls(pack, Program(), names)
+        rs.comp = Compiler(names, rs.program)
+        rs.decls = pack.decls
+        for d in pack.decls.values():
+            getattr(rs, "_k_" + d.kind, lambda d: None)(d)
+        return rs
+
+    def fn(self, d: Decl, name: str, scope=None, default=None):
+        """Compile field `name` of a declaration to fn(rt, env) (constants for YAML values)."""
+        fv = d.fields.get(name)
+        if fv is None:
+            return default
+        v = fv.value
+        if isinstance(v, A.Block):
+            return self.comp.block(v, self._scope(d, scope))
+        if isinstance(v, A.Expr):
+            return self.comp.expr(v, self._scope(d, scope))[0]
+        return _const(v)
+
+    def _scope(self, d: Decl, extra=None) -> dict:
+        s = {p.name: (p.type or "any") for p in d.params}
+        s.update(extra or {})
+        return s
+
+    def static(self, d: Decl, name: str, default=None):
+        """The value of a field that needs no game state (copies, type, colour...)."""
+        fv = d.fields.get(name)
+        if fv is None:
+            return default
+        v = fv.value
+        if isinstance(v, A.Name):
+            return v.id
+        if isinstance(v, A.Num) or isinstance(v, A.Str) or isinstance(v, A.Bool):
+            return v.value
+        if isinstance(v, A.ListExpr):
+            return [getattr(i, "id", getattr(i, "value", None)) for i in v.items]
+        if isinstance(v, A.Expr):
+            try:
+                return self.comp.expr(v, {})[0](None, {})
+            except Exception:
+                return default
+        return v
+
+    def symbols_of(self, d: Decl, name: str = "bottom") -> dict:
+        """Symbols printed on a bottom, merged: {'crown': 1, 'cross': 1} for `crown | cross`."""
+        fv = d.fields.get(name)
+        if fv is None:
+            return {}
+        v = fv.value
+        try:
+            cost = costs.as_cost(self.comp.expr(v, {})[0](None, {})) if isinstance(v, A.Expr) else costs.as_cost(v)
+        except Exception:
+            return {}
+        out = {}
+        for alt in cost:
+            for s, n in alt.items():
+                out[s] = max(out.get(s, 0), n)
+        return out
+
+    def _callable(self, d: Decl) -> Callable_:
+        params = []
+        for p in d.params:
+            params.append((p.name, self.comp.expr(p.default, {})[0] if p.default is not None else None))
+        effect = self.fn(d, "effect")
+        if effect is None:
+            effect = self.program.add([], d.span)
+        return Callable_(str(d.id), params, self.fn(d, "cost"), effect, self.fn(d, "requires"), d)
+
+    def _k_action(self, d):
+        self.actions[d.id] = self._callable(d)
+
+    def _k_procedure(self, d):
+        self.procedures[d.id] = self._callable(d)
+
+    def _k_symbol(self, d):
+        self.symbols[d.id] = {"storable": bool(self.static(d, "storable", False)), "name": d.title or d.id}
+
+    def _item(self, d: Decl) -> dict:
+        return {
+            "id": d.id, "name": d.title or d.id, "type": self.static(d, "type"),
+            "copies": int(self.static(d, "copies", 1) or 1),
+            "cost": self.fn(d, "cost"), "action": self.static(d, "action"),
+            "action_args": {}, "bottom": self.symbols_of(d),
+            "pp": self.fn(d, "pp", default=_const(0)), "agent": bool(self.static(d, "agent", False)),
+            "war_bonus": self.static(d, "war_bonus", []) or [], "colour": self.static(d, "colour"),
+            "limit": self.static(d, "limit"), "bonus_type": self.static(d, "bonus_type"),
+            "placement": self.static(d, "placement"), "cortigiano": int(self.static(d, "cortigiano", 0) or 0),
+            "crosses": int(self.static(d, "crosses", 0) or 0), "city": self.static(d, "city"),
+            "excludes": self.static(d, "excludes", []) or [], "requires": self.fn(d, "requires"),
+            "on_gain": self.fn(d, "on_gain"), "gained_side": self.static(d, "gained_side", "available"),
+            "abilities": self.static(d, "abilities", []) or [], "players": self.static(d, "players"),
+            "counts_as": self.static(d, "counts_as"), "neutral": self.static(d, "neutral", False),
+            "decl": d,
+        }
+
+    def _k_card(self, d):
+        self.cards[d.id] = self._item(d)
+
+    def _k_tile(self, d):
+        self.tiles[d.id] = self._item(d)
+
+    def _k_alliance(self, d):
+        self.alliances[d.id] = {"id": d.id, "name": d.title or d.id, "cost": self.fn(d, "cost"),
+                                "bonus": self.symbols_of(d, "bonus"), "war_bonus": self.static(d, "war_bonus"),
+                                "pp": self.fn(d, "pp", default=_const(1)), "crosses": int(self.static(d, "crosses", 0) or 0),
+                                "discount": int(self.static(d, "discount", 1) or 0),
+                                "usable_in": self.static(d, "bonus_usable_in", []) or [], "decl": d}
+
+    def _k_war_bonus(self, d):
+        self.war_bonuses[d.id] = {"id": d.id, "strength": self.fn(d, "strength"), "cost": self.fn(d, "cost"),
+                                  "side": self.static(d, "side", "both"), "in_battles": bool(self.static(d, "in_battles", True)),
+                                  "flips": bool(self.static(d, "flips", False)), "once": self.static(d, "once", "per_siege"),
+                                  "decl": d}
+
+    def _k_ability(self, d):
+        self.abilities[d.id] = {"id": d.id, "modifies": self.static(d, "modifies"),
+                                "amount": self.fn(d, "amount", default=_const(1)),
+                                "condition": self.fn(d, "condition"), "decl": d}
+
+    def _k_track(self, d):
+        spaces = []
+        for sp in d.sub("space"):
+            spaces.append({"points": self.fn(sp, "points", default=_const(0)), "cost": self.fn(sp, "cost"),
+                           "on_arrival": self.fn(sp, "on_arrival"),
+                           "cortigiano": int(self.static(sp, "cortigiano", 0) or 0),
+                           "ends_game": bool(self.static(sp, "ends_game", False))})
+        self.tracks[d.id] = {"id": d.id, "spaces": spaces, "measures": self.fn(d, "measures"),
+                             "max_steps_per_year": self.static(d, "max_steps_per_year"),
+                             "leader_bonus": int(self.static(d, "leader_bonus", 0) or 0), "decl": d}
+
+    def _k_palace(self, d):
+        rooms = []
+        for r in d.sub("room"):
+            rooms.append({"action": self.static(r, "action"), "bottom": self.symbols_of(r),
+                          "arrow_after": self.static(r, "arrow_after")})
+        self.palaces[d.id] = {"rooms": rooms, "left": int(self.static(d, "cortigiano_left", 1) or 0),
+                              "right": int(self.static(d, "cortigiano_right", 2) or 0),
+                              "max": int(self.static(d, "cortigiano_max", 6) or 6)}
+
+    def _k_scoring(self, d):
+        self.scoring.append({"id": d.id, "label": self.static(d, "label") or d.title or d.id,
+                             "order": self.static(d, "order", len(self.scoring)),
+                             "points": self.fn(d, "points", default=_const(0))})
+        self.scoring.sort(key=lambda s: s["order"] if isinstance(s["order"], (int, float)) else 0)
+
+    def _k_end_condition(self, d):
+        self.end_conditions.append({"id": d.id, "check": self.fn(d, "check"), "at": self.static(d, "at", "end_of_spring"),
+                                    "then": self.static(d, "then", "final_winter"), "decl": d})
+
+    def _k_constraint(self, d):
+        self.constraints.append({"id": d.id, "check": self.fn(d, "check"), "scope": self.static(d, "scope", "player"),
+                                 "message": self.static(d, "message", d.id), "decl": d})
+
+    def _k_table(self, d):
+        self.tables[d.id] = self.static(d, "rows")
+
+    def _k_option(self, d):
+        self.options[d.id] = self.static(d, "default")
+
+    def _k_phase(self, d):
+        self.phases[d.id] = {"order": self.fn(d, "order"), "each_player": self.fn(d, "each_player"),
+                             "before": self.fn(d, "before"), "after": self.fn(d, "after"), "decl": d}
+
+    def _k_game(self, d):
+        self.game = {"setup": self.fn(d, "setup"), "year": self.fn(d, "year"),
+                     "max_years": int(self.static(d, "max_years", 30) or 30),
+                     "tie_break": self.fn(d, "tie_break"), "decl": d}

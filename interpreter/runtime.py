@@ -1,0 +1,951 @@
+"""The Runtime: the game state plus the primitives the DSL composes.
+
+Every entry of rulespec.vocabulary is implemented here, once:
+  g_NAME(env)        global names (players, cities, year ...)
+  a_TYPE_NAME(obj)   attributes (player.florins, city.controller ...)
+  f_NAME(*args)      functions (count, adjacent_by_road, modified_value ...)
+  v_NAME(env, args, kwargs, span)   verbs (gain, flip, place_disc, move_troop ...)
+Values are plain data: players are colour ids, cities/seas/actions/alliances their ids,
+cards and tiles instance ids ("merchant#2"). Verbs that run rules of their own (perform, run)
+return (block, env) for the VM to push.
+"""
+from __future__ import annotations
+
+from rulespec.board import Board
+from rulespec.errors import Span
+
+from . import costs, payment, rng
+from .state import card_ids, setup_for, type_of
+from .vm import Abort, push
+
+
+class Runtime:
+    def __init__(self, rs, state: dict, board: Board):
+        self.rs = rs
+        self.program = rs.program
+        self.state = state
+        self.board = board
+        self.events: list = []     # human-readable account lines produced while applying
+
+    # ------------------------------------------------------------ helpers
+    def P(self, player) -> dict:
+        try:
+            return self.state["p"][player]
+        except KeyError:
+            raise Abort(f"no player '{player}'")
+
+    def C(self, city) -> dict:
+        try:
+            return self.state["cities"][city]
+        except KeyError:
+            raise Abort(f"no city '{city}' in play")
+
+    def log(self, text: str):
+        self.events.append(text)
+
+    def opt(self, name, default=None):
+        return self.state["options"].get(name, self.rs.options.get(name, default))
+
+    def is_card(self, x) -> bool:
+        return isinstance(x, str) and type_of(x) in self.rs.cards
+
+    def is_tile(self, x) -> bool:
+        return isinstance(x, str) and type_of(x) in self.rs.tiles
+
+    def item(self, x) -> dict:
+        t = type_of(x)
+        return self.rs.cards.get(t) or self.rs.tiles.get(t) or {}
+
+    # ------------------------------------------------------------ globals
+    def g_players(self, env):
+        return list(self.state["turn_order"])
+
+    def g_opponents(self, env):
+        me = env.get("player")
+        return [p for p in self.state["turn_order"] if p != me]
+
+    def g_cities(self, env):
+        return list(self.state["cities"])
+
+    def g_seas(self, env):
+        return sorted({s for c in self.state["cities"] for s in self.board.seas_of(c)})
+
+    def g_alliances(self, env):
+        return list(self.state["alliances"])
+
+    def g_year(self, env):
+        return self.state["year"]
+
+    def g_num_players(self, env):
+        return len(self.state["players"])
+
+    def g_notables(self, env):
+        return [ids[0] for ids in self.state["supply"]["notables"].values() if ids]
+
+    def g_supply_tiles(self, env):
+        seen, out = set(), []
+        for t in self.state["supply"]["tiles"]:
+            if type_of(t) not in seen:
+                seen.add(type_of(t))
+                out.append(t)
+        return out
+
+    def g_patronage_bonuses(self, env):
+        return list(self.state["supply"]["bonuses"])
+
+    def g_neutral_cities(self, env):
+        return [c for c, s in self.state["cities"].items() if s["controller"] is None]
+
+    # ------------------------------------------------------------ player attributes
+    def a_player_florins(self, p):
+        return self.P(p)["florins"]
+
+    def a_player_cities(self, p):
+        return [c for c, s in self.state["cities"].items() if s["controller"] == p]
+
+    def a_player_city_count(self, p):
+        return sum(1 for s in self.state["cities"].values() if s["controller"] == p)
+
+    def a_player_colour(self, p):
+        return p
+
+    def a_player_starting_cities(self, p):
+        return list(self.P(p)["starting_cities"])
+
+    def a_player_troops(self, p):
+        return sum(s["troops"].get(p, 0) + s["besiegers"].get(p, 0) for s in self.state["cities"].values())
+
+    def a_player_troops_available(self, p):
+        return self.P(p)["troops_reserve"]
+
+    def a_player_agents_available(self, p):
+        return self.P(p)["agents_available"]
+
+    def a_player_agents_total(self, p):
+        return self.P(p)["agents_total"]
+
+    def a_player_trophies(self, p):
+        return len(self.P(p)["trophies"])
+
+    def a_player_alliances(self, p):
+        return [a for a, s in self.state["alliances"].items() if s["holder"] == p]
+
+    def a_player_cards(self, p):
+        pl = self.P(p)
+        out = [r[k] for r in pl["rooms"] for k in ("card", "impr") if r[k]]
+        out += [s["card"] for s in pl["court"] if s["card"]]
+        return out + [c for c in pl["outside"] if self.is_card(c)]
+
+    def a_player_tiles(self, p):
+        return [t["id"] for t in self.P(p)["tiles"]]
+
+    def a_player_indulgences(self, p):
+        return sum(1 for r in self.P(p)["rooms"] if r["indulgence"])
+
+    def a_player_cortigiano_spaces(self, p):
+        return sum(1 for s in self.P(p)["court"] if s["open"])
+
+    def a_player_war_tokens(self, p):
+        return self.P(p)["war_tokens"]
+
+    def a_player_patronage(self, p):
+        tr = self.state["tracks"].get("patronage")
+        return tr["pos"].get(p, 0) if tr else 0
+
+    # ------------------------------------------------------------ city attributes
+    def a_city_value(self, c):
+        return self.board.value(c)
+
+    def a_city_controller(self, c):
+        return self.C(c)["controller"]
+
+    def a_city_agent(self, c):
+        return self.C(c)["agent"]
+
+    def a_city_cathedral(self, c):
+        return self.C(c)["cathedral"]
+
+    def a_city_is_port(self, c):
+        return self.board.is_port(c)
+
+    def a_city_pirate(self, c):
+        return self.board.is_pirate(c)
+
+    def a_city_annexable(self, c):
+        return self.board.is_annexable(c)
+
+    def a_city_neutral(self, c):
+        return self.C(c)["controller"] is None
+
+    def a_city_troops(self, c):
+        s = self.C(c)
+        return s["troops"].get(s["controller"], 0) if s["controller"] else 0
+
+    def a_city_starting_colour(self, c):
+        for p, pl in self.state["p"].items():
+            if c in pl["starting_cities"]:
+                return p
+        return None
+
+    # ------------------------------------------------------------ cards, tiles, alliances
+    def owner_of(self, x):
+        for p in self.state["players"]:
+            if x in self.a_player_cards(p) or x in self.a_player_tiles(p) or x in self.P(p)["outside"]:
+                return p
+        return None
+
+    def _exhausted(self, x):
+        for pl in self.state["p"].values():
+            for s in pl["court"]:
+                if s["card"] == x:
+                    return s["exhausted"]
+            for t in pl["tiles"]:
+                if t["id"] == x:
+                    return t["exhausted"]
+        return False
+
+    def a_card_owner(self, x):
+        return self.owner_of(x)
+
+    a_tile_owner = a_card_owner
+
+    def a_card_exhausted(self, x):
+        return self._exhausted(x)
+
+    a_tile_exhausted = a_card_exhausted
+
+    def a_card_pp(self, x):
+        return self.item(x).get("pp", lambda rt, env: 0)(self, {"self": x, "player": self.owner_of(x)})
+
+    a_tile_pp = a_card_pp
+
+    def a_card_type(self, x):
+        return self.item(x).get("type")
+
+    a_tile_type = a_card_type
+
+    def a_card_cost(self, x):
+        f = self.item(x).get("cost")
+        return f(self, {"self": x}) if f else costs.NOTHING
+
+    a_tile_cost = a_card_cost
+
+    def a_card_copies(self, x):
+        return self.item(x).get("copies", 1)
+
+    def a_tile_city(self, x):
+        return self.item(x).get("city")
+
+    def a_alliance_holder(self, a):
+        return self.state["alliances"][a]["holder"]
+
+    def a_alliance_agent(self, a):
+        return self.state["alliances"][a]["agent"]
+
+    def a_alliance_bonus_available(self, a):
+        s = self.state["alliances"][a]
+        return s["holder"] is not None and not s["used"] and s["agent"] in (None, s["holder"])
+
+    def a_alliance_cost(self, a):
+        f = self.rs.alliances[a]["cost"]
+        return f(self, {"self": a}) if f else costs.NOTHING
+
+    def a_track_leader_bonus(self, t):
+        return self.rs.tracks[t]["leader_bonus"]
+
+    def a_sea_name(self, s):
+        return s
+
+    def a_colour_name(self, c):
+        return c
+
+    def a_colour_house(self, c):
+        return c
+
+    def a_action_name(self, a):
+        d = self.rs.decls.get(("action", a))
+        return d.title if d else a
+
+    a_symbol_name = a_action_name
+
+    def field_of(self, obj, name, env):
+        """`x.field` on a declared object: its compiled field value (card.cost, alliance.pp...)."""
+        if obj is None:
+            return None
+        if isinstance(obj, str):
+            if self.is_card(obj) or self.is_tile(obj):
+                it = self.item(obj)
+                v = it.get(name)
+                if callable(v):
+                    return v(self, {"self": obj, "player": env.get("player")})
+                if name in ("owner", "exhausted"):
+                    return getattr(self, f"a_card_{name}")(obj)
+                return v
+            for kind in ("alliance", "track", "action", "procedure"):
+                d = self.rs.decls.get((kind, obj))
+                if d is not None:
+                    return self.rs.static(d, name)
+            if obj in self.state["p"]:
+                return self.P(obj)["vars"].get(name, 0)
+        return None
+
+    def set_attr(self, otype, obj, name, value, span):
+        """`set player.x = v`: the named attributes a rule may set directly."""
+        if otype == "player" or obj in self.state["p"]:
+            pl = self.P(obj)
+            if name == "florins":
+                pl["florins"] = max(0, int(value))
+            else:
+                pl["vars"][name] = value
+            return
+        raise Abort(f"cannot set {name} of {obj}", span)
+
+    def table_lookup(self, table, *keys):
+        rows = self.rs.tables.get(table)
+        v = rows
+        for k in keys:
+            if isinstance(v, dict):
+                v = v.get(k, v.get(str(k)))
+            elif isinstance(v, list) and isinstance(k, int) and 0 <= k < len(v):
+                v = v[k]
+            else:
+                return None
+        return v
+
+    # ------------------------------------------------------------ functions
+    def f_count(self, s):
+        return len(s or ())
+
+    def f_sum(self, s):
+        return sum(x or 0 for x in (s or ()))
+
+    def f_max(self, s, default=0):
+        s = [x for x in (s or ()) if x is not None]
+        return max(s) if s else default
+
+    def f_min(self, s, default=0):
+        s = [x for x in (s or ()) if x is not None]
+        return min(s) if s else default
+
+    def f_any(self, s):
+        return any(s or ())
+
+    def f_all(self, s):
+        return all(s or ())
+
+    def f_abs(self, x):
+        return abs(x or 0)
+
+    def f_rank(self, p, values):
+        return 1
+
+    def f_lookup(self, table, key):
+        return self.table_lookup(table, key)
+
+    def f_adjacent_by_road(self, a, b):
+        return self.board.adjacent_by_road(a, b)
+
+    def f_road_neighbours(self, c):
+        return sorted(self.board.road_neighbours(c))
+
+    def f_road_distance(self, a, b):
+        d = self.board.road_distance(a, b)
+        return 99 if d is None else d
+
+    def f_seas_between(self, a, b):
+        d = self.board.seas_between(a, b)
+        return 99 if d is None else d
+
+    def f_seas_of(self, c):
+        return sorted(self.board.seas_of(c))
+
+    def f_is_port(self, c):
+        return self.board.is_port(c)
+
+    def f_ports_reachable(self, c):
+        return sorted(self.board.ports_reachable(c))
+
+    def f_modified_value(self, c, p):
+        s = self.C(c)
+        v = self.board.value(c)
+        if s["agent"] is not None:
+            v += -1 if s["agent"] == p else (1 if s["controller"] is None else 0)
+        return v
+
+    def f_position(self, p, track):
+        return self.state["tracks"][track]["pos"].get(p, 0)
+
+    def f_symbols_owned(self, p, symbol):
+        n = 0
+        for x in self.a_player_cards(p) + self.a_player_tiles(p):
+            n += self.item(x).get("bottom", {}).get(symbol, 0)
+        return n
+
+    def f_owns(self, p, x):
+        owned = self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]
+        return any(o == x or type_of(o) == x or type_of(o) == type_of(x) for o in owned)
+
+    def f_owned(self, p, kind):
+        owned = self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]
+        return [o for o in owned if self.item(o).get("type") == kind or type_of(o) == kind]
+
+    def f_agent_at(self, where):
+        if where in self.state["cities"]:
+            return self.state["cities"][where]["agent"]
+        if where in self.state["alliances"]:
+            return self.state["alliances"][where]["agent"]
+        return None
+
+    def f_troops_at(self, c, p=None):
+        s = self.C(c)
+        if p is None:
+            return sum(s["troops"].values()) + sum(s["besiegers"].values())
+        return s["troops"].get(p, 0) + s["besiegers"].get(p, 0)
+
+    def f_holder(self, a):
+        return self.state["alliances"][a]["holder"]
+
+    def f_option(self, name):
+        return self.opt(name)
+
+    # ------------------------------------------------------------ payment support
+    def florins(self, p):
+        return self.P(p)["florins"]
+
+    def spend_florins(self, p, n):
+        pl = self.P(p)
+        if pl["florins"] < n:
+            raise Abort(f"{p} has {pl['florins']} florins, needs {n}")
+        pl["florins"] -= n
+
+    def payment_sources(self, p, ctx) -> list:
+        """Symbol sources in the rulebook's order: the current Room's Action card and
+        Improvement (or its printed symbols), Available Cortigiano cards, Available Domain tiles,
+        usable alliance bonuses."""
+        pl = self.P(p)
+        out = []
+        room = ctx.get("room")
+        if room is not None and 0 <= room < len(pl["rooms"]):
+            r = pl["rooms"][room]
+            if r["card"]:
+                for k in ("card", "impr"):
+                    if r[k] and k not in r["used"]:
+                        sym = self.item(r[k]).get("bottom", {})
+                        if sym:
+                            out.append((f"room.{k}", sym))
+            else:
+                pal = self._palace(p)
+                sym = pal["rooms"][room]["bottom"] if pal and room < len(pal["rooms"]) else {}
+                if sym and "printed" not in r["used"]:
+                    out.append(("room.printed", sym))
+        for s in pl["court"]:
+            if s["card"] and not s["exhausted"]:
+                sym = self.item(s["card"]).get("bottom", {})
+                if sym:
+                    out.append((s["card"], sym))
+        for t in pl["tiles"]:
+            if not t["exhausted"]:
+                sym = self.item(t["id"]).get("bottom", {})
+                if sym:
+                    out.append((t["id"], sym))
+        for a, s in self.state["alliances"].items():
+            if s["holder"] == p and not s["used"] and s["agent"] in (None, p):
+                bonus = self.rs.alliances[a]["bonus"]
+                usable = self.rs.alliances[a]["usable_in"]
+                if bonus and (not usable or ctx.get("action") in usable or not ctx.get("action")):
+                    out.append((f"alliance.{a}", bonus))
+        return out
+
+    def tap(self, p, source: str, symbol: str) -> int:
+        pl = self.P(p)
+        if source.startswith("room."):
+            room = pl["rooms"][pl["marker"]] if pl["marker"] is not None else None
+            k = source.split(".", 1)[1]
+            if room is None:
+                raise Abort("no Room is being used")
+            room["used"][k] = symbol
+            sym = (self.item(room[k]).get("bottom", {}) if k != "printed"
+                   else self._palace(p)["rooms"][pl["marker"]]["bottom"])
+            n = sym.get(symbol, 0)
+            surplus_lost = True
+        elif source.startswith("alliance."):
+            a = source.split(".", 1)[1]
+            self.state["alliances"][a]["used"] = True
+            n = self.rs.alliances[a]["bonus"].get(symbol, 0)
+        else:
+            n = 0
+            for s in pl["court"]:
+                if s["card"] == source and not s["exhausted"]:
+                    s["exhausted"] = True
+                    n = self.item(source).get("bottom", {}).get(symbol, 0)
+            for t in pl["tiles"]:
+                if t["id"] == source and not t["exhausted"]:
+                    t["exhausted"] = True
+                    n = self.item(source).get("bottom", {}).get(symbol, 0)
+        if n <= 0:
+            raise Abort(f"{source} has no {symbol} to use")
+        if symbol == "florin":
+            pl["florins"] += n
+        return n
+
+    def _palace(self, p):
+        return self.rs.palaces.get(p) or next(iter(self.rs.palaces.values()), None)
+
+    # ------------------------------------------------------------ verbs
+    def verb(self, name, env, args, kwargs, span):
+        m = getattr(self, "v_" + name, None)
+        if m is not None:
+            return m(env, args, kwargs, span)
+        if name in self.rs.procedures:
+            return self.call(self.rs.procedures[name], env, args, kwargs)
+        if name in self.rs.actions:
+            return self.call(self.rs.actions[name], env, args, kwargs)
+        raise Abort(f"the rules use '{name}', which this engine does not provide", span)
+
+    def call(self, c, env, args, kwargs):
+        local = {"player": env.get("player")}
+        for k in ("room", "self"):
+            if k in env:
+                local[k] = env[k]
+        local["action"] = c.id if c.decl.kind == "action" else env.get("action")
+        for i, (pname, default) in enumerate(c.params):
+            if i < len(args):
+                local[pname] = args[i]
+            elif pname in kwargs:
+                local[pname] = kwargs[pname]
+            else:
+                local[pname] = default(self, local) if default else None
+        if c.requires is not None and not c.requires(self, local):
+            raise Abort(f"{c.decl.kind} {c.id} cannot be used now", c.decl.span)
+        if c.cost is not None:
+            block = self._cost_then(c, local)
+            return block, local
+        return c.effect, local
+
+    def _cost_then(self, c, env):
+        """A block: pay the action's cost, then run its effect (compiled on first use)."""
+        cache = self.rs.__dict__.setdefault("_cost_then", {})
+        if c.id not in cache:
+            from .compiler import CALL, PAY
+            sp = c.decl.span
+            cache[c.id] = self.program.add([(PAY, sp, c.cost, None),
+                                            (CALL, sp, "run_block", [lambda rt, e, b=c.effect: b], {})], sp)
+        return cache[c.id]
+
+    def v_run_block(self, env, args, kw, span):
+        return args[0], dict(env)
+
+    def v_perform(self, env, args, kw, span):
+        a = args[0]
+        if a not in self.rs.actions:
+            raise Abort(f"no action '{a}'", span)
+        return self.call(self.rs.actions[a], env, args[1:], kw)
+
+    def v_run(self, env, args, kw, span):
+        pr = args[0]
+        if pr not in self.rs.procedures:
+            raise Abort(f"no procedure '{pr}'", span)
+        return self.call(self.rs.procedures[pr], env, args[1:], kw)
+
+    def v_log(self, env, args, kw, span):
+        self.log(" ".join(str(a) for a in args))
+
+    def v_gain(self, env, args, kw, span):
+        what, n = args[0], (args[1] if len(args) > 1 else 1)
+        p = kw.get("player", env.get("player"))
+        pl = self.P(p)
+        n = int(n or 0)
+        if what == "florin":
+            pl["florins"] += n
+        elif what == "agent":
+            add = min(n, pl["agents_max"] - pl["agents_total"])
+            pl["agents_total"] += add
+            pl["agents_available"] += add
+        elif what == "war_token":
+            self.v_take_war_token(env, [n], kw, span)
+        elif what in self.rs.symbols:
+            k = self._payment_in_progress()
+            if k is None:
+                self.log(f"{p} gains {n} {what} (not storable: lost)")
+            else:
+                k["pool"][what] = k["pool"].get(what, 0) + n
+        else:
+            raise Abort(f"cannot gain '{what}'", span)
+
+    def _payment_in_progress(self):
+        for fr in reversed(self.state["vm"]["frames"]):
+            if isinstance(fr.get("k"), dict) and "need" in fr["k"]:
+                return fr["k"]
+        return None
+
+    def v_lose(self, env, args, kw, span):
+        what, n = args[0], int(args[1] if len(args) > 1 else 1)
+        p = kw.get("player", env.get("player"))
+        pl = self.P(p)
+        if what == "florin":
+            pl["florins"] = max(0, pl["florins"] - n)
+        elif what == "war_token":
+            pl["war_tokens"] = max(0, pl["war_tokens"] - n)
+            self.state["supply"]["war_tokens"] += n
+        else:
+            raise Abort(f"cannot lose '{what}'", span)
+
+    def v_flip(self, env, args, kw, span):
+        x, side = args[0], (args[1] if len(args) > 1 else None)
+        for pl in self.state["p"].values():
+            for s in pl["court"]:
+                if s["card"] == x:
+                    s["exhausted"] = (side == "exhausted") if side else not s["exhausted"]
+                    return
+            for t in pl["tiles"]:
+                if t["id"] == x:
+                    t["exhausted"] = (side == "exhausted") if side else not t["exhausted"]
+                    return
+        raise Abort(f"{x} is not a card or tile that can flip", span)
+
+    def v_place_disc(self, env, args, kw, span):
+        c = args[0]
+        p = kw.get("player", env.get("player"))
+        s = self.C(c)
+        s["controller"] = p
+        self._cities_moved(p)
+
+    def v_remove_disc(self, env, args, kw, span):
+        s = self.C(args[0])
+        old = s["controller"]
+        s["controller"] = None
+        if old:
+            self._cities_moved(old)
+
+    def _cities_moved(self, p):
+        """Keep a `measures`-driven track (the Cities track) in step with the board."""
+        for tid, tr in self.rs.tracks.items():
+            if tr["measures"] is not None:
+                new = int(tr["measures"](self, {"player": p}) or 0)
+                st = self.state["tracks"][tid]
+                top = len(tr["spaces"]) - 1 if tr["spaces"] else new
+                new = max(0, min(new, top)) if tr["spaces"] else new
+                if st["pos"].get(p) != new:
+                    st["pos"][p] = new
+                    self.state["seq"] += 1
+                    st["seq"][p] = self.state["seq"]
+
+    def v_take_tile(self, env, args, kw, span):
+        t, side = args[0], (args[1] if len(args) > 1 else None)
+        p = kw.get("player", env.get("player"))
+        pl = self.P(p)
+        sup = self.state["supply"]["tiles"]
+        inst = t if t in sup else next((x for x in sup if type_of(x) == type_of(t)), None)
+        if inst is None:
+            # a city tile held by another player moves over (conquest)
+            for q, ql in self.state["p"].items():
+                for tt in ql["tiles"]:
+                    if tt["id"] == t:
+                        ql["tiles"].remove(tt)
+                        inst = t
+                        break
+        else:
+            sup.remove(inst)
+        if inst is None:
+            raise Abort(f"no tile {t} left in the supply", span)
+        if side is None:
+            side = self.item(inst).get("gained_side") or "available"
+        pl["tiles"].append({"id": inst, "exhausted": side == "exhausted"})
+
+    def city_tile_of(self, c):
+        for p, pl in self.state["p"].items():
+            for t in pl["tiles"]:
+                if self.item(t["id"]).get("type") == "city" and self.item(t["id"]).get("city") == c:
+                    return t["id"]
+        for t in self.state["supply"]["tiles"]:
+            if self.item(t).get("type") == "city" and self.item(t).get("city") == c:
+                return t
+        return None
+
+    def v_take_card(self, env, args, kw, span):
+        x = args[0]
+        p = kw.get("player", env.get("player"))
+        pl = self.P(p)
+        t = type_of(x)
+        sup = self.state["supply"]
+        inst = None
+        if t in sup["notables"] and sup["notables"][t]:
+            inst = x if x in sup["notables"][t] else sup["notables"][t][0]
+            sup["notables"][t].remove(inst)
+        elif x in sup["bonuses"]:
+            inst = x
+            sup["bonuses"].remove(x)
+        elif x in sup["indulgences"]:
+            inst = x
+            sup["indulgences"].remove(x)
+        if inst is None:
+            raise Abort(f"no {t} left to take", span)
+        item = self.item(inst)
+        placement = item.get("placement") or "cortigiano"
+        if placement == "outside":
+            pl["outside"].append(inst)
+        elif placement == "domain" or self.is_tile(inst):
+            pl["tiles"].append({"id": inst, "exhausted": False})
+        else:
+            space = next((s for s in pl["court"] if s["open"] and s["card"] is None), None)
+            if space is None:
+                raise Abort("no empty Cortigiano space (discard a card first)", span)
+            space["card"] = inst
+            space["exhausted"] = False
+        if item.get("agent"):
+            self.v_gain(env, ["agent", 1], {"player": p}, span)
+        self._open_spaces(p)
+
+    def _open_spaces(self, p):
+        """Open Cortigiano spaces = base + titles/bonuses granting spaces (+ track spaces), max 6."""
+        pl = self.P(p)
+        pal = self._palace(p)
+        extra = sum(self.item(x).get("cortigiano", 0) for x in self.a_player_tiles(p) + pl["outside"])
+        for tid, tr in self.rs.tracks.items():
+            pos = self.state["tracks"][tid]["pos"].get(p, 0)
+            extra += max([sp["cortigiano"] for sp in tr["spaces"][: pos + 1]] or [0])
+        base = (pal["left"] + pal["right"]) if pal else 3
+        want = min(pal["max"] if pal else 6, base + extra)
+        opened = [s for s in pl["court"] if s["open"]]
+        shaded = [s for s in pl["court"] if not s["open"]]
+        while len(opened) < want and shaded:
+            s = shaded.pop(0)
+            s["open"] = True
+            opened.append(s)
+        while len(opened) > want:
+            s = next((s for s in reversed(opened) if s["card"] is None), opened[-1])
+            if s["card"]:
+                empty = next((e for e in pl["court"] if e["open"] and e["card"] is None and e is not s), None)
+                if empty:
+                    empty["card"], empty["exhausted"] = s["card"], s["exhausted"]
+                else:
+                    self._discard(p, s["card"])
+                s["card"] = None
+            s["open"] = False
+            opened.remove(s)
+
+    def v_discard(self, env, args, kw, span):
+        p = kw.get("player", env.get("player"))
+        self._discard(p, args[0])
+
+    def _discard(self, p, x):
+        pl = self.P(p)
+        found = False
+        for s in pl["court"]:
+            if s["card"] == x:
+                s["card"], s["exhausted"], found = None, False, True
+        for r in pl["rooms"]:
+            for k in ("card", "impr"):
+                if r[k] == x:
+                    r[k], found = None, True
+            if r["indulgence"] == x:
+                r["indulgence"], found = None, True
+        if not found:
+            raise Abort(f"{p} has no card {x}")
+        t = type_of(x)
+        item = self.item(x)
+        if item.get("type") == "notable" and t in self.state["supply"]["notables"]:
+            self.state["supply"]["notables"][t].append(x)
+            self.state["supply"]["notables"][t].sort()
+        elif item.get("type") == "indulgence":
+            self.state["supply"]["indulgences"].append(x)
+
+    def v_place_troop(self, env, args, kw, span):
+        c = args[0]
+        p = kw.get("player", env.get("player"))
+        pl = self.P(p)
+        if pl["troops_reserve"] <= 0:
+            raise Abort(f"{p} has no troop in reserve", span)
+        pl["troops_reserve"] -= 1
+        s = self.C(c)
+        s["troops"][p] = s["troops"].get(p, 0) + 1
+
+    def v_move_troop(self, env, args, kw, span):
+        a, b = args[0], args[1]
+        p = kw.get("player", env.get("player"))
+        sa, sb = self.C(a), self.C(b)
+        if sa["troops"].get(p, 0) > 0:
+            sa["troops"][p] -= 1
+            if not sa["troops"][p]:
+                del sa["troops"][p]
+        elif sa["besiegers"].get(p, 0) > 0:
+            sa["besiegers"][p] -= 1
+            if not sa["besiegers"][p]:
+                del sa["besiegers"][p]
+        else:
+            raise Abort(f"{p} has no troop at {a}", span)
+        key = "troops" if sb["controller"] == p else "besiegers"
+        sb[key][p] = sb[key].get(p, 0) + 1
+
+    def v_remove_troop(self, env, args, kw, span):
+        c = args[0]
+        p = args[1] if len(args) > 1 else env.get("player")
+        s = self.C(c)
+        for key in ("besiegers", "troops"):
+            if s[key].get(p, 0) > 0:
+                s[key][p] -= 1
+                if not s[key][p]:
+                    del s[key][p]
+                self.P(p)["troops_reserve"] += 1
+                return
+        raise Abort(f"{p} has no troop at {c}", span)
+
+    def _agent_slot(self, where):
+        if where in self.state["cities"]:
+            return self.state["cities"][where]
+        if where in self.state["alliances"]:
+            return self.state["alliances"][where]
+        if isinstance(where, str) and "." in where:     # "red.room2": a Palace room
+            owner, room = where.split(".", 1)
+            if owner in self.state["p"] and room.startswith("room"):
+                i = int(room[4:])
+                if 0 <= i < len(self.state["p"][owner]["rooms"]):
+                    return self.state["p"][owner]["rooms"][i]
+        raise Abort(f"'{where}' is not a city, room or alliance")
+
+    def agent_locations(self, p) -> list:
+        out = [c for c, s in self.state["cities"].items() if s["agent"] == p]
+        out += [a for a, s in self.state["alliances"].items() if s["agent"] == p]
+        for q, pl in self.state["p"].items():
+            out += [f"{q}.room{i}" for i, r in enumerate(pl["rooms"]) if r["agent"] == p]
+        return out
+
+    def v_place_agent(self, env, args, kw, span):
+        where = args[0]
+        p = kw.get("player", env.get("player"))
+        slot = self._agent_slot(where)
+        if slot["agent"] is not None:
+            raise Abort(f"{where} already holds an Agent", span)
+        pl = self.P(p)
+        src = kw.get("from")
+        if src:
+            self._agent_slot(src)["agent"] = None
+        elif pl["agents_available"] > 0:
+            pl["agents_available"] -= 1
+        else:
+            raise Abort(f"{p} has no Agent available", span)
+        slot["agent"] = p
+
+    def v_remove_agent(self, env, args, kw, span):
+        slot = self._agent_slot(args[0])
+        owner = slot["agent"]
+        if owner is None:
+            raise Abort(f"no Agent at {args[0]}", span)
+        slot["agent"] = None
+        self.P(owner)["agents_available"] += 1
+
+    def v_advance(self, env, args, kw, span):
+        track, n = args[0], int(args[1] if len(args) > 1 else 1)
+        p = kw.get("player", env.get("player"))
+        tr = self.rs.tracks.get(track)
+        if tr is None:
+            raise Abort(f"no track '{track}'", span)
+        st = self.state["tracks"][track]
+        top = len(tr["spaces"]) - 1
+        old = st["pos"].get(p, 0)
+        new = max(0, min(top, old + n))
+        st["pos"][p] = new
+        self.state["seq"] += 1
+        st["seq"][p] = self.state["seq"]
+        self._open_spaces(p)
+        if new > old:
+            sp = tr["spaces"][new]
+            if sp["on_arrival"] is not None:
+                return sp["on_arrival"], {"player": p}
+
+    def v_take_war_token(self, env, args, kw, span):
+        n = int(args[0] if args else 1)
+        p = kw.get("player", env.get("player"))
+        n = min(n, self.state["supply"]["war_tokens"])
+        self.state["supply"]["war_tokens"] -= n
+        self.P(p)["war_tokens"] += n
+
+    def v_take_indulgence(self, env, args, kw, span):
+        p = kw.get("player", env.get("player"))
+        pl = self.P(p)
+        if pl["marker"] is None:
+            raise Abort("the Action marker is not on a Room", span)
+        room = pl["rooms"][pl["marker"]]
+        if room["indulgence"]:
+            raise Abort("this Room already holds an Indulgence", span)
+        if not self.state["supply"]["indulgences"]:
+            raise Abort("no Indulgence card left", span)
+        room["indulgence"] = self.state["supply"]["indulgences"].pop(0)
+
+    def v_rid_indulgence(self, env, args, kw, span):
+        p = kw.get("player", env.get("player"))
+        room = self._room(p, args[0])
+        if not room["indulgence"]:
+            raise Abort("no Indulgence in that Room", span)
+        self.state["supply"]["indulgences"].append(room["indulgence"])
+        room["indulgence"] = None
+
+    def _room(self, p, i):
+        rooms = self.P(p)["rooms"]
+        if not isinstance(i, int) or not 0 <= i < len(rooms):
+            raise Abort(f"no Room {i}")
+        return rooms[i]
+
+    def v_form_alliance(self, env, args, kw, span):
+        a = args[0]
+        p = kw.get("player", env.get("player"))
+        s = self.state["alliances"][a]
+        s["holder"], s["used"] = p, False
+
+    def v_use_bonus(self, env, args, kw, span):
+        self.state["alliances"][args[0]]["used"] = True
+
+    def v_reactivate(self, env, args, kw, span):
+        self.state["alliances"][args[0]]["used"] = False
+
+    def v_set_turn_order(self, env, args, kw, span):
+        order = list(args[0])
+        if sorted(order) != sorted(self.state["players"]):
+            raise Abort("a turn order must list every player once", span)
+        self.state["turn_order"] = order
+
+    def v_move_marker(self, env, args, kw, span):
+        p = kw.get("player", env.get("player"))
+        pl = self.P(p)
+        n = int(args[0])
+        rooms = len(pl["rooms"])
+        pal = self._palace(p)
+        pos = pl["marker"]
+        for _ in range(n):
+            arrow = pal["rooms"][pos]["arrow_after"] if pal else None
+            if arrow:
+                for s in pl["court"]:
+                    if s["side"] == arrow:
+                        s["exhausted"] = False
+            pos = (pos + 1) % rooms
+        pl["last_room"] = pl["marker"]
+        pl["marker"] = pos
+        for r in pl["rooms"]:
+            r["used"] = {}
+
+    def v_end_game(self, env, args, kw, span):
+        self.state["over"] = True
+        self.state["vm"]["frames"].clear()
+
+    def v_resolve_sieges(self, env, args, kw, span):
+        # War (sieges, battles on the plains, retreats) is its own issue: see interpreter.war.
+        from . import war
+        return war.resolve_all(self, env, span)
+
+    def v_check_end(self, env, args, kw, span):
+        at = args[0] if args else "end_of_spring"
+        for ec in self.rs.end_conditions:
+            if ec["at"] == at and ec["check"] is not None and ec["check"](self, env):
+                self.log(f"end of game triggered: {ec['decl'].title or ec['id']}")
+                if ec["then"] == "immediately":
+                    return self.v_end_game(env, [], {}, span)
+                self.state["ending"] = True
+
+    # ------------------------------------------------------------ flow
+    def on_flow_end(self):
+        """The year block finished: end the game or start the next Year."""
+        if self.state["ending"] or self.state["over"] or self.state["year"] >= self.rs.game.get("max_years", 30):
+            self.state["over"] = True
+            return
+        self.state["year"] += 1
+        push(self, self.rs.game["year"], {"player": None})

@@ -1,0 +1,151 @@
+"""The game state: plain JSON data (dicts, lists, strings, ints, bools, None).
+
+Built by `initial_state(ruleset, colours, seed, options)` from the pack's setup.yaml and
+palaces; everything the game does afterwards goes through Runtime primitives. Layout:
+
+  players          seat order (colour ids); turn_order: current order
+  p[colour]        florins, troops_reserve, agents_available, agents_total, war_tokens,
+                   trophies, marker (room index or None), rooms[{card, impr, indulgence, agent, used}],
+                   court[{side, open, card, exhausted}] (Cortigiano spaces), tiles[{id, exhausted}],
+                   outside[card ids] (Patronage bonuses kept outside the Palace), vars{}
+  cities[id]       controller, troops{colour: n}, besiegers{colour: n}, agent, cathedral
+  alliances[id]    holder, agent, used
+  tracks[id]       pos{colour: space}, seq{colour: arrival number} (stack order inside a space)
+  supply           notables{type: [card ids]}, tiles[ids], indulgences, war_tokens, bonuses[ids], cathedrals
+  vm               frames, pending (see interpreter.vm)
+  rng, year, phase, ending, over, seq, log_tail
+"""
+from __future__ import annotations
+
+import json
+
+from rulespec.board import Board
+from rulespec.errors import RulespecError
+
+from . import rng
+
+FORMAT = 1
+
+
+def card_ids(type_id: str, copies: int) -> list:
+    return [f"{type_id}#{i}" for i in range(1, copies + 1)] if copies > 1 else [type_id]
+
+
+def type_of(instance: str) -> str:
+    return instance.split("#", 1)[0]
+
+
+def setup_for(setup: dict, players: int) -> dict:
+    for pc in setup.get("player_counts") or []:
+        if pc.get("players") == players:
+            return pc
+    raise RulespecError(f"the pack has no setup for {players} players", code="RS123")
+
+
+def initial_state(rs, colours: list, seed: int, options: dict | None = None) -> dict:
+    pack = rs.pack
+    setup = pack.data["setup"].data
+    n = len(colours)
+    pc = setup_for(setup, n)
+    board = Board.from_pack_data(pack.data["map"].data, setup, n)
+    col_defs = {c["id"]: c for c in setup.get("colours", [])}
+    st = {
+        "format": FORMAT,
+        "pack": {"id": pack.id, "version": pack.version},
+        "seed": seed, "options": dict(options or {}),
+        "rng": seed & ((1 << 64) - 1),
+        "players": list(colours), "turn_order": list(colours),
+        "year": 1, "phase": "setup", "ending": False, "over": False, "seq": 0,
+        "p": {}, "cities": {}, "alliances": {}, "tracks": {}, "supply": {},
+        "vm": {"frames": [], "pending": None}, "season": {},
+    }
+    for c in board.cities:
+        st["cities"][c] = {"controller": None, "troops": {}, "besiegers": {}, "agent": None, "cathedral": False}
+    for a in rs.alliances:
+        st["alliances"][a] = {"holder": None, "agent": None, "used": False}
+    # supply
+    notables = {}
+    for cid, card in rs.cards.items():
+        if card["type"] == "notable" and (card["players"] is None or n in card["players"]):
+            notables[cid] = card_ids(cid, card["copies"])
+    returned = set(pc.get("returned_tiles") or []) | set(pc.get("forbidden_cities") or [])
+    tiles = []
+    for tid, t in rs.tiles.items():
+        if t["players"] is not None and n not in t["players"]:
+            continue
+        if t["type"] == "city":
+            if t["city"] not in board.cities or t["city"] in returned:
+                continue
+            if t["colour"] is not None:
+                continue       # coat-of-arms tiles go to their owner below (or stay in the box)
+        tiles.extend(card_ids(tid, t["copies"]))
+    st["supply"] = {
+        "notables": notables, "tiles": tiles,
+        "indulgences": [c for cid, card in rs.cards.items() if card["type"] == "indulgence"
+                        for c in card_ids(cid, card["copies"])],
+        "bonuses": [c for cid, card in rs.cards.items() if card["type"] == "patronage"
+                    for c in card_ids(cid, card["copies"])] +
+                   [t for tid, tile in rs.tiles.items() if tile["type"] == "patronage"
+                    for t in card_ids(tid, tile["copies"])],
+        "war_tokens": 11, "cathedrals": 5,
+    }
+    for tr in rs.tracks:
+        st["tracks"][tr] = {"pos": {c: 0 for c in colours}, "seq": {c: i for i, c in enumerate(reversed(colours))}}
+    for c in colours:
+        cd = col_defs.get(c, {})
+        pal = rs.palaces.get(c) or next(iter(rs.palaces.values()), {"rooms": [], "left": 1, "right": 2, "max": 6})
+        court = ([{"side": "left", "open": i < pal["left"], "card": None, "exhausted": False} for i in range(3)] +
+                 [{"side": "right", "open": i < pal["right"], "card": None, "exhausted": False} for i in range(3)])
+        st["p"][c] = {
+            "florins": int(cd.get("florins_start", 1)),
+            "troops_reserve": int(cd.get("troops_total", 6)),
+            "agents_available": int(cd.get("agents_start", 2)),
+            "agents_total": int(cd.get("agents_start", 2)),
+            "agents_max": int(cd.get("agents_max", 5)),
+            "war_tokens": 0, "trophies": [], "marker": None, "last_room": None,
+            "rooms": [{"card": None, "impr": None, "indulgence": None, "agent": None, "used": {}}
+                      for _ in pal["rooms"]],
+            "court": court, "tiles": [], "outside": [], "vars": {},
+            "starting_cities": [sc["city"] if isinstance(sc, dict) else sc for sc in cd.get("starting_cities", [])],
+        }
+        for sc in cd.get("starting_cities", []):
+            city = sc["city"] if isinstance(sc, dict) else sc
+            if city not in st["cities"]:
+                continue
+            st["cities"][city]["controller"] = c
+            troops = int(sc.get("troops", 1)) if isinstance(sc, dict) else 1
+            st["cities"][city]["troops"][c] = troops
+            st["p"][c]["troops_reserve"] -= troops
+            tile = _city_tile(rs, city, c)
+            if tile:
+                st["p"][c]["tiles"].append({"id": tile, "exhausted": False})
+        # family cards: onto the Cortigiano spaces (the first placement decision is in the rules)
+        fam = [cid for cid, card in rs.cards.items() if card["type"] == "family" and card["colour"] == c
+               and (card["players"] is None or n in card["players"])]
+        court_open = [s for s in court if s["open"]]
+        for cid, space in zip(fam, court_open):
+            space["card"] = cid
+    # coat-of-arms tiles of colours not in play: in the box; neutral tiles of cities held at
+    # start (e.g. neutral Rome at 3/4 players) are in the supply already.
+    rome = pc.get("rome_tile")
+    return st
+
+
+def _city_tile(rs, city: str, colour: str):
+    best = None
+    for tid, t in rs.tiles.items():
+        if t["type"] == "city" and t["city"] == city:
+            if t["colour"] == colour:
+                return tid
+            if t["colour"] is None:
+                best = best or tid
+    return best
+
+
+def dumps(state: dict) -> str:
+    """Canonical JSON (sorted keys): identical text for identical states."""
+    return json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str) -> dict:
+    return json.loads(text)

@@ -1,0 +1,294 @@
+"""The effect VM: runs compiled blocks until a player must decide something.
+
+The whole execution state lives in the game state as plain data (`state["vm"]`):
+  frames:  a stack of {"b": block, "pc": index, "env": locals, "k": continuation or None}
+  pending: the decision being waited for, or None
+A frame whose instruction pushed a child keeps its pc on that instruction with `k` telling
+the instruction, when the child returns, where it was (loop index, chosen items...).
+So a suspended game serialises to JSON and resumes bit-for-bit.
+
+Decisions (choose / optional / either / pay) are exposed as `pending`; `resume(rt, move)`
+feeds the player's answer back. `Abort` is raised by `require` or a failing primitive: the
+caller (interpreter.api.apply) discards the working copy, so the state is unchanged.
+"""
+from __future__ import annotations
+
+from rulespec.errors import Span
+
+from . import compiler as C
+from . import payment
+
+SUSPEND = object()
+
+
+class Abort(Exception):
+    """A move cannot go on: `require` failed or a primitive refused. Carries the reason and
+    the rule's source position."""
+
+    def __init__(self, reason: str, span: Span | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.span = span
+
+
+def push(rt, block: int, env: dict):
+    rt.state["vm"]["frames"].append({"b": block, "pc": 0, "env": env, "k": None})
+
+
+def run(rt):
+    """Execute until a decision is pending or nothing is left to run."""
+    vm = rt.state["vm"]
+    frames = vm["frames"]
+    blocks = rt.program.blocks
+    steps = 0
+    while frames:
+        if vm["pending"] is not None:
+            return
+        fr = frames[-1]
+        instrs = blocks[fr["b"]]
+        pc = fr["pc"]
+        if pc >= len(instrs):
+            frames.pop()
+            if frames and frames[-1]["k"] is not None:     # a child returns to its instruction
+                frames[-1]["returned"] = True
+            else:
+                rt.on_flow_end()
+            continue
+        steps += 1
+        if steps > 2_000_000:
+            raise Abort("the rules loop without end (more than 2,000,000 steps without a decision)", instrs[pc][1])
+        ins = instrs[pc]
+        returned = fr.pop("returned", False)
+        r = _EXEC[ins[0]](rt, fr, ins, returned)
+        if r is SUSPEND:
+            return
+
+
+def _next(fr):
+    fr["pc"] += 1
+    fr["k"] = None
+
+
+def _child_env(fr, **bind):
+    env = dict(fr["env"])
+    env.update(bind)
+    return env
+
+
+def x_let(rt, fr, ins, returned):
+    fr["env"][ins[2]] = ins[3](rt, fr["env"])
+    fr["pc"] += 1
+
+
+def x_set(rt, fr, ins, returned):
+    _, sp, obj, otype, name, val = ins
+    rt.set_attr(otype, obj(rt, fr["env"]), name, val(rt, fr["env"]), sp)
+    fr["pc"] += 1
+
+
+def x_if(rt, fr, ins, returned):
+    if returned or fr["k"] is not None:
+        _next(fr)
+        return
+    env = fr["env"]
+    for cond, blk in ins[2]:
+        if cond(rt, env):
+            fr["k"] = 1
+            push(rt, blk, dict(env))
+            return
+    if ins[3] is not None:
+        fr["k"] = 1
+        push(rt, ins[3], dict(env))
+        return
+    _next(fr)
+
+
+def x_for(rt, fr, ins, returned):
+    _, sp, var, it, where, body = ins
+    k = fr["k"]
+    if k is None:
+        env = fr["env"]
+        items = []
+        local = dict(env)
+        for x in it(rt, env) or ():
+            local[var] = x
+            if where is None or where(rt, local):
+                items.append(x)
+        k = fr["k"] = {"items": items, "i": -1}
+    k["i"] += 1
+    if k["i"] < len(k["items"]):
+        push(rt, body, _child_env(fr, **{var: k["items"][k["i"]]}))
+    else:
+        _next(fr)
+
+
+def x_repeat(rt, fr, ins, returned):
+    _, sp, count, body = ins
+    k = fr["k"]
+    if k is None:
+        k = fr["k"] = {"n": int(count(rt, fr["env"]) or 0), "i": -1}
+    k["i"] += 1
+    if k["i"] < k["n"]:
+        push(rt, body, dict(fr["env"]))
+    else:
+        _next(fr)
+
+
+def _decider(rt, fr, by):
+    return by(rt, fr["env"]) if by is not None else fr["env"].get("player")
+
+
+def choose_options(rt, fr, ins) -> list:
+    _, sp, var, it, where, body, up_to, by, prompt = ins
+    env = fr["env"]
+    chosen = (fr["k"] or {}).get("chosen", [])
+    out = []
+    local = dict(env)
+    for x in it(rt, env) or ():
+        if x in chosen or x in out:
+            continue
+        local[var] = x
+        if where is None or where(rt, local):
+            out.append(x)
+    return out
+
+
+def x_choose(rt, fr, ins, returned):
+    _, sp, var, it, where, body, up_to, by, prompt = ins
+    k = fr["k"]
+    if k is None:
+        limit = int(up_to(rt, fr["env"])) if up_to is not None else 1
+        k = fr["k"] = {"left": limit, "chosen": [], "optional": up_to is not None}
+    elif returned:
+        k["left"] -= 1
+    if k["left"] <= 0:
+        _next(fr)
+        return
+    options = choose_options(rt, fr, ins)
+    if not options:
+        _next(fr)
+        return
+    if len(options) == 1 and not k["optional"]:
+        return resume_choose(rt, fr, ins, options[0])
+    rt.state["vm"]["pending"] = {"kind": "choose", "player": _decider(rt, fr, by), "prompt": prompt,
+                                 "options": options, "can_stop": k["optional"], "at": _where(sp)}
+    return SUSPEND
+
+
+def resume_choose(rt, fr, ins, value):
+    _, sp, var, it, where, body, up_to, by, prompt = ins
+    k = fr["k"]
+    if value is None:          # stop choosing (up_to)
+        _next(fr)
+        return
+    k["chosen"].append(value)
+    push(rt, body, _child_env(fr, **{var: value}))
+
+
+def x_optional(rt, fr, ins, returned):
+    _, sp, prompt, by, body = ins
+    if returned or fr["k"] is not None:
+        _next(fr)
+        return
+    rt.state["vm"]["pending"] = {"kind": "optional", "player": _decider(rt, fr, by), "prompt": prompt,
+                                 "options": ["yes", "no"], "at": _where(sp)}
+    return SUSPEND
+
+
+def either_options(rt, fr, ins) -> list:
+    env = fr["env"]
+    return [label for label, where, blk in ins[4] if where is None or where(rt, env)]
+
+
+def x_either(rt, fr, ins, returned):
+    _, sp, prompt, by, opts = ins
+    if returned or fr["k"] is not None:
+        _next(fr)
+        return
+    labels = either_options(rt, fr, ins)
+    if not labels:
+        _next(fr)
+        return
+    if len(labels) == 1:
+        return resume_either(rt, fr, ins, labels[0])
+    rt.state["vm"]["pending"] = {"kind": "either", "player": _decider(rt, fr, by), "prompt": prompt,
+                                 "options": labels, "at": _where(sp)}
+    return SUSPEND
+
+
+def resume_either(rt, fr, ins, label):
+    for lab, where, blk in ins[4]:
+        if lab == label:
+            fr["k"] = 1
+            push(rt, blk, dict(fr["env"]))
+            return
+    raise Abort(f"no option '{label}'")
+
+
+def x_pay(rt, fr, ins, returned):
+    _, sp, cost_f, as_name = ins
+    if fr["k"] is None:
+        cost = cost_f(rt, fr["env"])
+        fr["k"] = payment.start(rt, fr["env"].get("player"), cost, fr["env"], sp)
+    done = payment.step(rt, fr["k"])
+    if done:
+        if as_name:
+            fr["env"][as_name] = fr["k"]["paid_total"]
+        fr["env"]["_paid"] = fr["k"]["paid"]
+        _next(fr)
+        return
+    rt.state["vm"]["pending"] = {"kind": "pay", "player": fr["k"]["player"],
+                                 "prompt": "pay " + payment.describe_need(fr["k"]),
+                                 "options": payment.options(rt, fr["k"]), "at": _where(sp)}
+    return SUSPEND
+
+
+def x_require(rt, fr, ins, returned):
+    _, sp, cond, msg = ins
+    if not cond(rt, fr["env"]):
+        raise Abort(msg or "a requirement of the rules is not met", sp)
+    fr["pc"] += 1
+
+
+def x_call(rt, fr, ins, returned):
+    _, sp, verb, args, kw = ins
+    if returned or fr["k"] is not None:
+        _next(fr)
+        return
+    env = fr["env"]
+    result = rt.verb(verb, env, [a(rt, env) for a in args], {k: f(rt, env) for k, f in kw.items()}, sp)
+    if result is not None:        # the verb runs rules of its own: (block, env)
+        fr["k"] = 1
+        push(rt, result[0], result[1])
+        return
+    fr["pc"] += 1
+
+
+_EXEC = {C.LET: x_let, C.SET: x_set, C.IF: x_if, C.FOR: x_for, C.REPEAT: x_repeat,
+         C.CHOOSE: x_choose, C.OPTIONAL: x_optional, C.EITHER: x_either, C.PAY: x_pay,
+         C.REQUIRE: x_require, C.CALL: x_call}
+
+
+def _where(sp: Span) -> str:
+    return f"{sp.file.rsplit('/', 1)[-1]}:{sp.line}" if sp and sp.line else ""
+
+
+def resume(rt, kind: str, value):
+    """Feed the answer to the pending decision, then run on."""
+    vm = rt.state["vm"]
+    fr = vm["frames"][-1]
+    ins = rt.program.blocks[fr["b"]][fr["pc"]]
+    vm["pending"] = None
+    if kind == "choose":
+        resume_choose(rt, fr, ins, value)
+    elif kind == "optional":
+        fr["k"] = 1
+        if value == "yes":
+            push(rt, ins[4], dict(fr["env"]))
+        else:
+            _next(fr)
+    elif kind == "either":
+        resume_either(rt, fr, ins, value)
+    elif kind == "pay":
+        payment.apply_option(rt, fr["k"], value)
+    run(rt)
