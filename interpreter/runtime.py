@@ -944,8 +944,12 @@ class Runtime:
     # ------------------------------------------------------------ flow
     def on_flow_end(self):
         """The year block finished: end the game or start the next Year."""
-        if self.state["ending"] or self.state["over"] or self.state["year"] >= self.rs.game.get("max_years", 30):
+        if self.state["ending"] or self.state["over"]:
             self.state["over"] = True
+            return
+        if self.state["year"] >= self.rs.game.get("max_years", 30):
+            self.state["over"] = True
+            self.state["unfinished"] = True     # reported by validation as RS304
             return
         self.state["year"] += 1
         push(self, self.rs.game["year"], {"player": None})

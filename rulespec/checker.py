@@ -192,9 +192,9 @@ class Checker:
             allowed = ftype[5:].split("|")
             if not (isinstance(v, A.Name) and v.id in allowed):
                 got = v.id if isinstance(v, A.Name) else "this value"
+                dym = did_you_mean(got, allowed) if isinstance(v, A.Name) else ""
                 self.diag("RS109", f"'{got}' is not allowed for field '{fname}'", v.span,
-                          (did_you_mean(got, allowed) + " " if isinstance(v, A.Name) else "") +
-                          "expected one of: " + ", ".join(allowed))
+                          (dym + " " if dym else "") + "expected one of: " + ", ".join(allowed))
             return
         if ftype in ("cost", "symbols"):
             self.cost(v, env, fname)
@@ -206,6 +206,8 @@ class Checker:
         t = self.expr(v, env)
         if expected == "int":
             expected = "number"
+            if isinstance(v, A.Neg) and isinstance(v.operand, A.Num) and v.operand.value > 0:
+                self.diag("RS109", f"field '{fname}' cannot be negative (-{v.operand.value})", v.span, "use 0 or more")
             if isinstance(v, A.Num) and v.value < 0:
                 self.diag("RS109", f"field '{fname}' cannot be negative ({v.value})", v.span, "use 0 or more")
         if not _compatible(t, expected):

@@ -119,6 +119,77 @@ def cmd_map(args) -> int:
     return 0
 
 
+
+# ------------------------------------------------------------------ play / replay / scenario
+def cmd_play(args) -> int:
+    from interpreter.api import Engine
+    from interpreter.bots import play_game
+    from interpreter.replay import write_log
+    from rulespec.pack import load_pack
+    from rich.table import Table
+    con = _console()
+    engine = Engine(load_pack(args.pack))
+    players = args.players
+    record = []
+    last_year = [None]
+
+    def on_move(before, mv, events, after):
+        pending = before["vm"]["pending"] or {}
+        who = pending.get("player") or "-"
+        record.append((who, mv))
+        if before["year"] != last_year[0]:
+            last_year[0] = before["year"]
+            con.print(f"[bold]Year {before['year']}[/bold]")
+        if not args.quiet:
+            prompt = pending.get("prompt") or pending.get("kind")
+            con.print(f"  {who}: {mv}   [dim]({prompt})[/dim]")
+        for e in events:
+            con.print(f"  [yellow]{e}[/yellow]")
+
+    state, moves = play_game(engine, players, args.seed, args.bots, on_move=on_move)
+    if args.log:
+        write_log(args.log, engine, state["players"], args.seed, {}, record, state)
+        con.print(f"log written to {args.log}")
+    if not engine.is_over(state):
+        con.print(f"[red]the game stopped before its end after {len(moves)} moves[/red]")
+        return 1
+    scores = engine.scores(state)
+    table = Table(title=f"Final scores after {len(moves)} moves, Year {state['year']}")
+    cats = [s["id"] for s in engine.rs.scoring]
+    table.add_column("category")
+    for p in state["players"]:
+        table.add_column(p, justify="right")
+    for c in cats + ["total", "tie_break"]:
+        table.add_row(next((s["label"] for s in engine.rs.scoring if s["id"] == c), c),
+                      *[str(scores[p][c]) for p in state["players"]])
+    con.print(table)
+    con.print("winner(s): " + ", ".join(engine.winners(state)))
+    return 0
+
+
+def cmd_replay(args) -> int:
+    from interpreter.replay import replay, state_hash
+    state = replay(args.log)
+    print(f"replayed {args.log}: year {state['year']}, over={state['over']}, state {state_hash(state)[:16]}")
+    return 0
+
+
+def cmd_scenario(args) -> int:
+    from interpreter.scenario import run_scenario
+    failed = 0
+    for f in args.files:
+        out = run_scenario(f)
+        if out.ok:
+            print(f"ok    {f}: {out.name} ({out.moves} moves)")
+        else:
+            failed += 1
+            print(f"FAIL  {f}: {out.name}")
+            for line, text in out.failures:
+                print(f"  {f}:{line}: {text}")
+    print(f"{len(args.files) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
 # ------------------------------------------------------------------ main
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rulespec", description="Rules-as-data engine for Virtù.")
@@ -144,6 +215,23 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--players", type=int)
     m.add_argument("--out", default="map.svg")
     m.set_defaults(func=cmd_map)
+
+    pl = sub.add_parser("play", help="play a whole game with bots and print an account and the scores")
+    pl.add_argument("--pack", default=DEFAULT_PACK)
+    pl.add_argument("--players", type=int, default=4)
+    pl.add_argument("--seed", type=int, default=0)
+    pl.add_argument("--bots", choices=("random", "first"), default="random")
+    pl.add_argument("--log", help="write the game log (JSON lines) here")
+    pl.add_argument("--quiet", action="store_true", help="only events and scores, not every decision")
+    pl.set_defaults(func=cmd_play)
+
+    r = sub.add_parser("replay", help="replay a game log and verify it")
+    r.add_argument("log")
+    r.set_defaults(func=cmd_replay)
+
+    sc = sub.add_parser("scenario", help="run YAML scenario files")
+    sc.add_argument("files", nargs="+")
+    sc.set_defaults(func=cmd_scenario)
     return p
 
 

@@ -68,6 +68,7 @@ class Decl:
     blocks: dict = field(default_factory=dict)       # (kind, key) -> Decl
     history: list = field(default_factory=list)      # [(op, Span, pack_id)]
     id_span: Span | None = None
+    yaml_stem: str | None = None        # the YAML data file it was declared in, if any
 
     def get(self, name, default=None):
         fv = self.fields.get(name)
@@ -190,12 +191,12 @@ class _Loader:
         )
         if base:
             pack.decls = {k: copy.deepcopy(v) for k, v in base.decls.items()}
-        yaml_decls_before = {k for k, d in pack.decls.items() if d.history and d.history[0][0] == "yaml"}
-        self._load_yaml(pack, folder)
-        # YAML collections are rebuilt from the effective data of this level
-        for k in yaml_decls_before:
+        changed = self._load_yaml(pack, folder)
+        # YAML collections are rebuilt from the data files this level replaced or patched
+        # (declarations from untouched files keep the changes earlier levels made to them)
+        for k in [k for k, d in pack.decls.items() if getattr(d, "yaml_stem", None) in changed]:
             pack.decls.pop(k, None)
-        self._yaml_declarations(pack)
+        self._yaml_declarations(pack, changed)
         for path in sorted(folder.rglob("*.rules")):
             try:
                 module = parse_rules_file(path)
@@ -221,8 +222,10 @@ class _Loader:
         return doc
 
     # -- YAML data files
-    def _load_yaml(self, pack: Pack, folder: Path):
+    def _load_yaml(self, pack: Pack, folder: Path) -> set:
+        """Load this level's YAML files into pack.data; returns the stems it changed."""
         known = set(schema_names())
+        changed = set()
         files = sorted(p for p in folder.rglob("*.yaml") if p.name != "pack.yaml")
         for path in files:
             try:
@@ -255,10 +258,12 @@ class _Loader:
                     continue
             pack.data[stem] = doc_eff
             pack.data_history.setdefault(stem, []).append((op, str(path), pack.id))
+            changed.add(stem)
+        return changed
 
-    def _yaml_declarations(self, pack: Pack):
+    def _yaml_declarations(self, pack: Pack, stems: set):
         for stem, doc in pack.data.items():
-            if not isinstance(doc.data, dict):
+            if stem not in stems or not isinstance(doc.data, dict):
                 continue
             for top, (kind, subs) in YAML_COLLECTIONS.items():
                 coll = doc.data.get(top)
@@ -267,6 +272,7 @@ class _Loader:
                 for id_, body in coll.items():
                     path = (top, id_)
                     decl = self._yaml_decl(doc, kind, str(id_), body, path, subs, pack.id)
+                    decl.yaml_stem = stem
                     if decl.key in pack.decls:
                         other = pack.decls[decl.key]
                         self.err("RS101", f"{kind} '{id_}' is declared twice", decl.span,

@@ -7,6 +7,7 @@ turned into RulespecError with code RS010 (unexpected token / end of file) or RS
 from __future__ import annotations
 
 import ast as pyast
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -93,6 +94,11 @@ def _syntax_error(err: UnexpectedInput, file: str, text: str) -> RulespecError:
             hint = ("expected " + _expected_words(allowed)) if allowed else "remove this character"
             if ch.isupper():
                 hint = "names are lower_case (letters, digits and '_'); " + hint
+            before = text[:err.pos_in_stream]
+            if ch == ":" and re.search(r"\d+[ \t]+[a-z_][a-z0-9_]*[ \t]*$", before):
+                msg = "unexpected ':' after a quantity"
+                hint = ("a number followed by a name on one line reads as a quantity (e.g. '3 crown'): "
+                        "put the next field on its own line or separate it with ';'")
         code = "RS011"
     span = Span(file, line or 1, col or 1)
     return RulespecError(Diagnostic(code, msg, span, hint, source_line=source_line_at(file, span.line, text)))

@@ -39,6 +39,11 @@ class _Loader(yaml.SafeLoader):
     pass
 
 
+def _line(loader, i: int) -> str:
+    lines = str(loader.buffer if hasattr(loader, "buffer") else "").splitlines()
+    return lines[i] if 0 <= i < len(lines) else ""
+
+
 def _construct(loader: yaml.SafeLoader, node, path, spans, file):
     mark = node.start_mark
     spans[path] = Span(file, mark.line + 1, mark.column + 1, node.end_mark.line + 1, node.end_mark.column + 1)
@@ -52,8 +57,9 @@ def _construct(loader: yaml.SafeLoader, node, path, spans, file):
                 km = key_node.start_mark
                 raise RulespecError(Diagnostic(
                     "RS002", f"duplicate key '{key}' in YAML mapping",
-                    Span(file, km.line + 1, km.column + 1),
-                    "each key may appear once in a mapping; merge or rename the duplicates"))
+                    Span(file, km.line + 1, km.column + 1, km.line + 1, km.column + 1 + len(str(key))),
+                    "each key may appear once in a mapping; merge or rename the duplicates",
+                    source_line=_line(loader, km.line)))
             out[key] = _construct(loader, value_node, path + (key,), spans, file)
         return out
     if isinstance(node, yaml.SequenceNode):

@@ -1,0 +1,53 @@
+"""Bots: they only use the public API (legal_moves / apply), like any front end."""
+from __future__ import annotations
+
+import random
+
+
+class RandomBot:
+    """Picks uniformly among the legal moves, from its own seeded generator (the game's RNG
+    stays untouched, so the game log alone replays the game)."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def choose(self, engine, state, moves: list) -> str:
+        return moves[self.rng.randrange(len(moves))]
+
+
+class FirstBot:
+    """Always the first legal move: deterministic, handy for tests."""
+
+    name = "first"
+
+    def __init__(self, seed: int = 0):
+        pass
+
+    def choose(self, engine, state, moves):
+        return moves[0]
+
+
+BOTS = {"random": RandomBot, "first": FirstBot}
+
+
+def play_game(engine, players, seed: int, bot: str = "random", max_moves: int = 200_000,
+              on_move=None, options=None):
+    """Play one game with bots; returns (final state, list of moves). `on_move(state, move,
+    events)` is called after each move (for accounts and logs)."""
+    state = engine.new_game(players, seed, options)
+    bots = BOTS[bot](seed)
+    moves = []
+    while not engine.is_over(state) and len(moves) < max_moves:
+        legal = engine.legal_moves(state)
+        if not legal:
+            break
+        mv = bots.choose(engine, state, legal)
+        events = []
+        new = engine.apply(state, mv, events=events)
+        if on_move:
+            on_move(state, mv, events, new)
+        state = new
+        moves.append(mv)
+    return state, moves

@@ -1,0 +1,142 @@
+"""Scenario files: a given state, moves, and expected results, as YAML (docs/scenarios.md).
+
+  name: Annexing Ravenna costs 3 crowns
+  pack: base_3to5            # id or folder (relative to the scenario file)
+  players: [red, yellow, green]   # or a count
+  seed: 1
+  given:                     # state paths -> values, applied to the new game
+    p.red.florins: 5
+    cities.ravenna.agent: null
+  steps:
+    - move: choose annex     # one move in the textual notation (or a list: moves: [...])
+    - expect: {cities.ravenna.controller: red}
+    - illegal: choose rome
+      because: not one of the choices      # a substring of the refusal
+Paths are dot-separated keys into the state (see docs/scenarios.md); `scores.red.total`,
+`legal` (the legal moves) and `pending.prompt` are computed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rulespec.errors import Diagnostic, RulespecError, Span
+from rulespec.yamldata import load_yaml_file
+
+from . import vm
+
+
+@dataclass
+class Outcome:
+    file: str
+    name: str
+    failures: list = field(default_factory=list)    # [(line, text)]
+    moves: int = 0
+
+    @property
+    def ok(self):
+        return not self.failures
+
+
+def _get(root, path: str):
+    cur = root
+    for part in path.split("."):
+        if isinstance(cur, dict):
+            if part in cur:
+                cur = cur[part]
+            else:
+                raise KeyError(part)
+        elif isinstance(cur, list):
+            cur = cur[int(part)]
+        else:
+            raise KeyError(part)
+    return cur
+
+
+def _set(root, path: str, value):
+    parts = path.split(".")
+    cur = root
+    for part in parts[:-1]:
+        cur = cur[int(part)] if isinstance(cur, list) else cur.setdefault(part, {})
+    last = parts[-1]
+    if isinstance(cur, list):
+        cur[int(last)] = value
+    else:
+        cur[last] = value
+
+
+def lookup(engine, state, path: str):
+    if path == "legal":
+        return engine.legal_moves(state)
+    if path.startswith("scores"):
+        return _get({"scores": engine.scores(state)}, path)
+    if path.startswith("pending"):
+        return _get({"pending": state["vm"]["pending"] or {}}, path)
+    return _get(state, path)
+
+
+def refresh(engine, state):
+    """Recompute the pending decision after the state was patched by hand."""
+    rt = engine.runtime(state)
+    state["vm"]["pending"] = None
+    vm.run(rt)
+
+
+def run_scenario(path) -> Outcome:
+    from .api import IllegalMove, Engine
+    from rulespec.pack import load_pack
+    doc = load_yaml_file(path)
+    data = doc.data if isinstance(doc.data, dict) else {}
+    out = Outcome(str(path), str(data.get("name", Path(path).stem)))
+    pack_ref = data.get("pack", "base_3to5")
+    local = (Path(path).parent / str(pack_ref))
+    engine = Engine(load_pack(local if (local / "pack.yaml").is_file() else pack_ref))
+    state = engine.new_game(data.get("players", 3), int(data.get("seed", 0)), data.get("options"))
+    if data.get("given"):
+        for k, v in data["given"].items():
+            try:
+                _set(state, str(k), v)
+            except (KeyError, IndexError, ValueError, TypeError):
+                sp = doc.span(("given", k))
+                raise RulespecError(Diagnostic("RS403", f"no state path '{k}'", sp, "see docs/scenarios.md for paths",
+                                               source_line=doc.source_line(sp))) from None
+        refresh(engine, state)
+    for i, step in enumerate(data.get("steps") or []):
+        line = doc.span(("steps", i)).line
+        if not isinstance(step, dict):
+            out.failures.append((line, f"step {i + 1} must be a mapping (move/moves/expect/illegal)"))
+            break
+        moves = step.get("moves") or ([step["move"]] if "move" in step else [])
+        for mv in moves:
+            try:
+                state = engine.apply(state, str(mv))
+                out.moves += 1
+            except IllegalMove as e:
+                out.failures.append((line, f"move '{mv}' was refused: {e.reason}"))
+                return out
+        if "expect" in step:
+            for k, want in (step["expect"] or {}).items():
+                try:
+                    got = lookup(engine, state, str(k))
+                except (KeyError, IndexError, ValueError, TypeError):
+                    out.failures.append((line, f"{k}: no such path in the state"))
+                    continue
+                if isinstance(want, list) and isinstance(got, list) and k != "legal":
+                    ok = sorted(map(str, want)) == sorted(map(str, got))
+                elif k == "legal" and isinstance(want, list):
+                    ok = all(w in got for w in want)
+                else:
+                    ok = got == want
+                if not ok:
+                    out.failures.append((line, f"{k}: expected {want!r}, got {got!r}"))
+        if "illegal" in step:
+            mv = str(step["illegal"])
+            try:
+                engine.apply(state, mv)
+                out.failures.append((line, f"move '{mv}' was accepted, expected it to be illegal"))
+            except IllegalMove as e:
+                because = step.get("because")
+                if because and str(because).lower() not in e.reason.lower():
+                    out.failures.append((line, f"move '{mv}' refused for another reason: {e.reason!r} "
+                                               f"(expected {because!r})"))
+    return out

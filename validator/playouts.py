@@ -1,0 +1,79 @@
+"""Dynamic validation: play seeded random games through the interpreter and report, as
+validation errors with the seed and a replay log, any exception, broken constraint, state
+with no legal move before the end, or game that does not end within the pack's bound.
+
+Codes: RS301 exception / illegal state, RS302 constraint broken, RS303 no legal move,
+RS304 no end within game.max_years.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import traceback
+
+from rulespec.errors import Diagnostic, RulespecError, Span
+
+
+def _log_dir() -> str:
+    d = os.path.join(tempfile.gettempdir(), "rulespec-playouts")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def playout(engine, players: int, seed: int, max_moves: int = 100_000):
+    """One random game. Returns (diagnostic or None, moves, final state)."""
+    from interpreter.api import IllegalMove
+    from interpreter.bots import RandomBot
+    from interpreter.replay import write_log
+    bot = RandomBot(seed)
+    record = []
+    state = None
+    pack_span = Span(str(engine.pack.root / "pack.yaml"), 1, 1)
+
+    def fail(code, msg):
+        path = os.path.join(_log_dir(), f"{engine.pack.id}-{players}p-seed{seed}.jsonl")
+        try:
+            write_log(path, engine, state["players"] if state else [], seed, {}, record)
+        except Exception:
+            path = "(no log)"
+        return Diagnostic(code, f"{players} players, seed {seed}: {msg}", pack_span,
+                          f"replay with `rulespec replay {path}`")
+
+    try:
+        state = engine.new_game(players, seed)
+        while not engine.is_over(state):
+            legal = engine.legal_moves(state)
+            if not legal:
+                pend = state["vm"]["pending"] or {}
+                return fail("RS303", f"no legal move at year {state['year']} "
+                                     f"({pend.get('prompt') or pend.get('kind')}, rule at {pend.get('at')})"), record, state
+            mv = bot.choose(engine, state, legal)
+            who = (state["vm"]["pending"] or {}).get("player")
+            try:
+                state = engine.apply(state, mv)
+            except IllegalMove as e:
+                code = "RS302" if "constraint" in e.reason.lower() else "RS301"
+                return fail(code, f"legal move '{mv}' was refused: {e.reason}"), record, state
+            record.append((who, mv))
+            if len(record) > max_moves:
+                return fail("RS304", f"no end after {max_moves} moves"), record, state
+        if state.get("unfinished"):
+            return fail("RS304", f"the game did not end within {engine.rs.game.get('max_years')} years"), record, state
+    except RulespecError as e:
+        return fail("RS301", e.first.message), record, state
+    except Exception as e:      # an engine bug: report it as a finding, never crash the validator
+        tb = traceback.format_exception_only(type(e), e)[-1].strip()
+        return fail("RS301", f"the engine raised {tb}"), record, state
+    return None, record, state
+
+
+def run_playouts(pack, n: int, seed: int = 0) -> list:
+    from interpreter.api import Engine
+    engine = Engine(pack)
+    out = []
+    for players in pack.players:
+        for i in range(n):
+            d, _, _ = playout(engine, players, seed + i)
+            if d is not None:
+                out.append(d)
+    return out
