@@ -53,6 +53,10 @@ class Checker:
         self.out.append(Diagnostic(code, msg, span, hint, severity, source_line_at(span.file, span.line)))
 
     def _collect_names(self):
+        # colours first: a Palace keyed by its colour must not hide the colour
+        for colour in self.colours():
+            self.names.setdefault(colour, "colour")
+            self.name_kind.setdefault(colour, "colour")
         for (kind, id_), d in self.pack.decls.items():
             t = KIND_TYPES.get(kind, kind)
             self.names.setdefault(str(id_), t)
@@ -85,7 +89,9 @@ class Checker:
         return []
 
     def ids_of(self, kind: str) -> list:
-        if kind in ("city", "sea", "colour"):
+        if kind == "colour":
+            return self.colours() + [str(i) for (k, i) in self.pack.decls if k == "colour"]
+        if kind in ("city", "sea"):
             return [n for n, t in self.names.items() if self.name_kind.get(n) == kind or t == kind]
         return [str(i) for (k, i) in self.pack.decls if k == kind]
 
@@ -469,6 +475,8 @@ class Checker:
             self._args(e.args, e.kwargs, env)
             return "any"
         self.arity(name, sig, e.args, e.span, "function")
+        if name == "option" and e.args and isinstance(e.args[0], A.Str):
+            self.ref(e.args[0].value, "option", e.args[0].span)
         for a, t in zip(e.args, sig.params):
             self.want(a, t, env)
         for a in e.args[len(sig.params):]:

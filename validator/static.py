@@ -14,7 +14,8 @@ from rulespec.errors import Diagnostic, RulespecError, Span, source_line_at
 from rulespec.pack import Pack, load_pack_collecting
 
 # kinds whose declarations must be referenced somewhere to be useful
-REFERENCE_ONLY_KINDS = ("action", "procedure", "war_bonus", "ability", "table", "option", "symbol")
+# (options and symbols are also read by the engine itself, so they are not reported)
+REFERENCE_ONLY_KINDS = ("action", "procedure", "war_bonus", "ability", "table")
 
 
 @dataclass
