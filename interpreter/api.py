@@ -98,6 +98,12 @@ class Engine:
             raise IllegalMove(move, e.reason, e.span) from None
         except RecursionError:
             raise IllegalMove(move, "the rules recurse without end") from None
+        except RulespecError:
+            raise
+        except Exception as e:      # an engine bug: a clear error, never a raw traceback for users
+            raise RulespecError(Diagnostic("RS301", f"engine error while applying '{move}': "
+                                           f"{type(e).__name__}: {e}", Span("<engine>"),
+                                           "please report this with the game log")) from e
         st["seq"] += 0
         if events is not None:
             events.extend(rt.events)

@@ -121,8 +121,8 @@ class Compiler:
             rtype = ATTRIBUTES[base][name][0]
             method = f"a_{base}_{name}"
             return (lambda rt, env: None if (o := obj(rt, env)) is None else getattr(rt, method)(o)), rtype
-        # a field of a declared object (card.cost, alliance.pp, ...) or an unknown-typed value
-        return (lambda rt, env: rt.field_of(obj(rt, env), name, env)), "any"
+        # a value whose type is only known at run time, or a field of a declared object
+        return (lambda rt, env: rt.attr(obj(rt, env), name, env)), "any"
 
     def c_Call(self, e, scope):
         if not isinstance(e.func, A.Name):
@@ -250,8 +250,10 @@ class Compiler:
             scope[s.name] = ty
             return (LET, sp, s.name, f)
         if t is A.SetStmt:
+            if isinstance(s.target, A.Name):
+                return (SET, sp, None, "var", s.target.id, self.fn(s.value, scope))
             if not isinstance(s.target, A.Attr):
-                self.fail("`set` needs an attribute such as player.florins", sp)
+                self.fail("`set` needs a variable or an attribute such as player.florins", sp)
             obj, ot = self.expr(s.target.obj, scope)
             return (SET, sp, obj, ot.rstrip("?"), s.target.name, self.fn(s.value, scope))
         if t is A.If:

@@ -26,6 +26,19 @@ class Callable_:
     decl: Decl
 
 
+def _literal(v):
+    """A constant AST value as plain data: lists nest, names become their id."""
+    if isinstance(v, A.ListExpr):
+        return [_literal(i) for i in v.items]
+    if isinstance(v, A.Name):
+        return v.id
+    if isinstance(v, A.Neg) and isinstance(v.operand, A.Num):
+        return -v.operand.value
+    if isinstance(v, A.NoneLit):
+        return None
+    return getattr(v, "value", None)
+
+
 def _const(v):
     return lambda rt, env: v
 
@@ -93,7 +106,7 @@ class Ruleset:
         if isinstance(v, A.Num) or isinstance(v, A.Str) or isinstance(v, A.Bool):
             return v.value
         if isinstance(v, A.ListExpr):
-            return [getattr(i, "id", getattr(i, "value", None)) for i in v.items]
+            return [_literal(i) for i in v.items]
         if isinstance(v, A.Expr):
             try:
                 return self.comp.expr(v, {})[0](None, {})
@@ -170,7 +183,7 @@ class Ruleset:
         self.war_bonuses[d.id] = {"id": d.id, "strength": self.fn(d, "strength"), "cost": self.fn(d, "cost"),
                                   "side": self.static(d, "side", "both"), "in_battles": bool(self.static(d, "in_battles", True)),
                                   "flips": bool(self.static(d, "flips", False)), "once": self.static(d, "once", "per_siege"),
-                                  "decl": d}
+                                  "uses_tokens": bool(self.static(d, "uses_tokens", False)), "decl": d}
 
     def _k_ability(self, d):
         self.abilities[d.id] = {"id": d.id, "modifies": self.static(d, "modifies"),
@@ -218,8 +231,19 @@ class Ruleset:
         self.options[d.id] = self.static(d, "default")
 
     def _k_phase(self, d):
-        self.phases[d.id] = {"order": self.fn(d, "order"), "each_player": self.fn(d, "each_player"),
-                             "before": self.fn(d, "before"), "after": self.fn(d, "after"), "decl": d}
+        from .compiler import CALL, FOR
+        order = self.fn(d, "order") or (lambda rt, env: rt.g_players(env))
+        before, each, after = self.fn(d, "before"), self.fn(d, "each_player"), self.fn(d, "after")
+        sp = d.span
+        instrs = [(CALL, sp, "begin_phase", [_const(d.id)], {})]
+        if before is not None:
+            instrs.append((CALL, sp, "run_block", [_const(before)], {}))
+        if each is not None:
+            instrs.append((FOR, sp, "player", order, None, each))
+        if after is not None:
+            instrs.append((CALL, sp, "run_block", [_const(after)], {}))
+        instrs.append((CALL, sp, "end_phase", [_const(d.id)], {}))
+        self.phases[d.id] = {"block": self.program.add(instrs, sp), "decl": d}
 
     def _k_game(self, d):
         self.game = {"setup": self.fn(d, "setup"), "year": self.fn(d, "year"),

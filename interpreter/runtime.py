@@ -15,17 +15,20 @@ from rulespec.board import Board
 from rulespec.errors import Span
 
 from . import costs, payment, rng
+from .fight import FightMixin
+from .palace import PalaceMixin, room_ref
 from .state import card_ids, setup_for, type_of
 from .vm import Abort, push
 
 
-class Runtime:
+class Runtime(PalaceMixin, FightMixin):
     def __init__(self, rs, state: dict, board: Board):
         self.rs = rs
         self.program = rs.program
         self.state = state
         self.board = board
         self.events: list = []     # human-readable account lines produced while applying
+        self.env: dict = {}        # locals of the instruction being run (set by the VM)
 
     # ------------------------------------------------------------ helpers
     def P(self, player) -> dict:
@@ -96,6 +99,12 @@ class Runtime:
     def g_neutral_cities(self, env):
         return [c for c, s in self.state["cities"].items() if s["controller"] is None]
 
+    def g_agent_spots(self, env):
+        out = list(self.state["cities"])
+        for p in self.state["players"]:
+            out += self.a_player_rooms(p)
+        return out + list(self.state["alliances"])
+
     # ------------------------------------------------------------ player attributes
     def a_player_florins(self, p):
         return self.P(p)["florins"]
@@ -134,7 +143,7 @@ class Runtime:
         pl = self.P(p)
         out = [r[k] for r in pl["rooms"] for k in ("card", "impr") if r[k]]
         out += [s["card"] for s in pl["court"] if s["card"]]
-        return out + [c for c in pl["outside"] if self.is_card(c)]
+        return out + [c for c in pl["outside"] if self.is_card(c)] + list(pl.get("unplaced", ()))
 
     def a_player_tiles(self, p):
         return [t["id"] for t in self.P(p)["tiles"]]
@@ -147,10 +156,6 @@ class Runtime:
 
     def a_player_war_tokens(self, p):
         return self.P(p)["war_tokens"]
-
-    def a_player_patronage(self, p):
-        tr = self.state["tracks"].get("patronage")
-        return tr["pos"].get(p, 0) if tr else 0
 
     # ------------------------------------------------------------ city attributes
     def a_city_value(self, c):
@@ -180,6 +185,12 @@ class Runtime:
     def a_city_troops(self, c):
         s = self.C(c)
         return s["troops"].get(s["controller"], 0) if s["controller"] else 0
+
+    def a_city_tile(self, c):
+        return self.city_tile_of(c)
+
+    def a_tile_spent(self, x):
+        return x in self.state.get("spent", ())
 
     def a_city_starting_colour(self, c):
         for p, pl in self.state["p"].items():
@@ -268,14 +279,56 @@ class Runtime:
 
     a_symbol_name = a_action_name
 
+    def type_name(self, obj) -> str | None:
+        """The runtime type of a value (for attributes on values typed `any`)."""
+        if not isinstance(obj, str):
+            return None
+        if obj in self.state["p"]:
+            return "player"
+        if obj in self.state["cities"]:
+            return "city"
+        if obj in self.state["alliances"]:
+            return "alliance"
+        if ".room" in obj:
+            return "room"
+        if obj.startswith("space:"):
+            return "space"
+        if self.is_card(obj):
+            return "card"
+        if self.is_tile(obj):
+            return "tile"
+        if obj in self.rs.tracks:
+            return "track"
+        return None
+
+    def attr(self, obj, name, env):
+        t = self.type_name(obj)
+        if t is not None:
+            inst_vars = self.state.get("vars", {}).get(obj)
+            if inst_vars and name in inst_vars:
+                return inst_vars[name]
+            m = getattr(self, f"a_{t}_{name}", None)
+            if m is not None:
+                return m(obj)
+        return self.field_of(obj, name, env)
+
     def field_of(self, obj, name, env):
         """`x.field` on a declared object: its compiled field value (card.cost, alliance.pp...)."""
         if obj is None:
             return None
         if isinstance(obj, str):
+            inst_vars = self.state.get("vars", {}).get(obj)
+            if inst_vars and name in inst_vars:
+                return inst_vars[name]
+            if "@" in obj:
+                return self.war_bonus_field(obj, name, env)
+            if obj.startswith("space:"):
+                return self.space_field(obj, name, env)
             if self.is_card(obj) or self.is_tile(obj):
                 it = self.item(obj)
                 v = it.get(name)
+                if isinstance(v, int) and name in ("on_gain", "effect"):
+                    return v
                 if callable(v):
                     return v(self, {"self": obj, "player": env.get("player")})
                 if name in ("owner", "exhausted"):
@@ -290,7 +343,14 @@ class Runtime:
         return None
 
     def set_attr(self, otype, obj, name, value, span):
-        """`set player.x = v`: the named attributes a rule may set directly."""
+        """`set x.name = v`: florins and variables of players, a city's cathedral, and
+        variables of card/tile instances (kept in state['vars'])."""
+        if obj in self.state["cities"] and name == "cathedral":
+            self.state["cities"][obj]["cathedral"] = bool(value)
+            return
+        if isinstance(obj, str) and (self.is_card(obj) or self.is_tile(obj)):
+            self.state.setdefault("vars", {}).setdefault(obj, {})[name] = value
+            return
         if otype == "player" or obj in self.state["p"]:
             pl = self.P(obj)
             if name == "florins":
@@ -304,6 +364,8 @@ class Runtime:
         rows = self.rs.tables.get(table)
         v = rows
         for k in keys:
+            if isinstance(v, list) and v and all(isinstance(r, list) and len(r) == 2 for r in v):
+                v = dict((r[0], r[1]) for r in v)
             if isinstance(v, dict):
                 v = v.get(k, v.get(str(k)))
             elif isinstance(v, list) and isinstance(k, int) and 0 <= k < len(v):
@@ -337,7 +399,104 @@ class Runtime:
         return abs(x or 0)
 
     def f_rank(self, p, values):
-        return 1
+        """1 + how many players have a strictly greater value (values in `players` order)."""
+        order = self.g_players({})
+        if p not in order or len(values) != len(order):
+            return 1
+        mine = values[order.index(p)]
+        return 1 + sum(1 for v in values if v > mine)
+
+    def f_can_pay(self, cost):
+        return payment.can_pay(self, self.env.get("player"), cost, {"action": self.env.get("action")})
+
+    def f_range(self, lo, hi):
+        return list(range(int(lo), int(hi) + 1))
+
+    def f_symbols_available(self, p, symbol):
+        ctx = {"action": self.env.get("action")}
+        return sum(sym.get(symbol, 0) for _, sym in self.payment_sources(p, ctx))
+
+    def f_modifier(self, p, hook):
+        total = 0
+        for x in self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]:
+            for ab in self.item(x).get("abilities", []):
+                a = self.rs.abilities.get(ab)
+                if a and a["modifies"] == hook:
+                    env = {"player": p, "self": x}
+                    if a["condition"] is None or a["condition"](self, env):
+                        total += int(a["amount"](self, env) or 0)
+        return total
+
+    def f_space(self, track, n):
+        return f"space:{track}:{int(n)}"
+
+    def space_field(self, ref, name, env):
+        _, track, n = ref.split(":")
+        spaces = self.rs.tracks[track]["spaces"]
+        n = int(n)
+        if not 0 <= n < len(spaces):
+            return None
+        v = spaces[n].get(name)
+        if callable(v):
+            return v(self, {"player": env.get("player")})
+        return v
+
+    def a_space_points(self, ref):
+        return self.space_field(ref, "points", {}) or 0
+
+    def a_space_cost(self, ref):
+        return self.space_field(ref, "cost", self.env)
+
+    def a_space_ends_game(self, ref):
+        return bool(self.space_field(ref, "ends_game", {}))
+
+    def a_space_cortigiano(self, ref):
+        return self.space_field(ref, "cortigiano", {}) or 0
+
+    def f_standings(self, track):
+        st = self.state["tracks"][track]
+        return sorted(self.state["players"], key=lambda p: (-st["pos"].get(p, 0), -st["seq"].get(p, 0)))
+
+    def f_owner_of(self, x):
+        if x in self.state["cities"]:
+            return self.state["cities"][x]["controller"]
+        if x in self.state["alliances"]:
+            return self.state["alliances"][x]["holder"]
+        if isinstance(x, str) and ".room" in x:
+            return x.split(".room", 1)[0]
+        return self.owner_of(x)
+
+    def f_agent_count(self, x):
+        try:
+            return 1 if self._agent_slot(x)["agent"] is not None else 0
+        except Abort:
+            return 0
+
+    def f_marked(self, x, flag):
+        return [x, flag] in self.state.get("marks", [])
+
+    def v_mark(self, env, args, kw, span):
+        marks = self.state.setdefault("marks", [])
+        if [args[0], args[1]] not in marks:
+            marks.append([args[0], args[1]])
+
+    def f_reductions(self, cost, n):
+        """Every way to waive n symbols of a cost (one alternative per result)."""
+        out = []
+        for alt in costs.as_cost(cost):
+            def rec(d, k):
+                if k == 0 or not d:
+                    if d not in out:
+                        out.append(d)
+                    return
+                for s in sorted(d):
+                    e = dict(d)
+                    e[s] -= 1
+                    if not e[s]:
+                        del e[s]
+                    rec(e, k - 1)
+            rec(dict(alt), int(n))
+        return [[d] for d in out]
 
     def f_lookup(self, table, key):
         return self.table_lookup(table, key)
@@ -424,7 +583,8 @@ class Runtime:
         usable alliance bonuses."""
         pl = self.P(p)
         out = []
-        room = ctx.get("room")
+        room = pl["marker"] if ctx.get("action") else None
+        fresh = set(self.state.get("fresh", ()))
         if room is not None and 0 <= room < len(pl["rooms"]):
             r = pl["rooms"][room]
             if r["card"]:
@@ -439,12 +599,12 @@ class Runtime:
                 if sym and "printed" not in r["used"]:
                     out.append(("room.printed", sym))
         for s in pl["court"]:
-            if s["card"] and not s["exhausted"]:
+            if s["card"] and not s["exhausted"] and s["card"] not in fresh:
                 sym = self.item(s["card"]).get("bottom", {})
                 if sym:
                     out.append((s["card"], sym))
         for t in pl["tiles"]:
-            if not t["exhausted"]:
+            if not t["exhausted"] and t["id"] not in fresh:
                 sym = self.item(t["id"]).get("bottom", {})
                 if sym:
                     out.append((t["id"], sym))
@@ -484,6 +644,7 @@ class Runtime:
                     n = self.item(source).get("bottom", {}).get(symbol, 0)
         if n <= 0:
             raise Abort(f"{source} has no {symbol} to use")
+        self.state.setdefault("spent", []).append(source)
         if symbol == "florin":
             pl["florins"] += n
         return n
@@ -507,7 +668,11 @@ class Runtime:
         for k in ("room", "self"):
             if k in env:
                 local[k] = env[k]
-        local["action"] = c.id if c.decl.kind == "action" else env.get("action")
+        if c.decl.kind == "action":
+            local["action"] = c.id
+            self.state["spent"] = []
+        elif env.get("action"):
+            local["action"] = env["action"]
         for i, (pname, default) in enumerate(c.params):
             if i < len(args):
                 local[pname] = args[i]
@@ -651,6 +816,17 @@ class Runtime:
         if side is None:
             side = self.item(inst).get("gained_side") or "available"
         pl["tiles"].append({"id": inst, "exhausted": side == "exhausted"})
+        self._fresh(inst)
+        self._open_spaces(p)
+        on_gain = self.item(inst).get("on_gain")
+        if on_gain is not None and kw.get("run_on_gain", True) and inst not in self.state.get("gained_once", []):
+            self.state.setdefault("gained_once", []).append(inst)
+            return on_gain, {"player": p, "self": inst}
+
+    def _fresh(self, inst):
+        """Cards and tiles gained during a phase step cannot pay in that same step (purchases
+        are simultaneous); `fresh` clears when the player's turn in the phase ends."""
+        self.state.setdefault("fresh", []).append(inst)
 
     def city_tile_of(self, c):
         for p, pl in self.state["p"].items():
@@ -681,17 +857,14 @@ class Runtime:
         if inst is None:
             raise Abort(f"no {t} left to take", span)
         item = self.item(inst)
-        placement = item.get("placement") or "cortigiano"
+        placement = kw.get("side") or item.get("placement") or "cortigiano"
         if placement == "outside":
             pl["outside"].append(inst)
         elif placement == "domain" or self.is_tile(inst):
             pl["tiles"].append({"id": inst, "exhausted": False})
         else:
-            space = next((s for s in pl["court"] if s["open"] and s["card"] is None), None)
-            if space is None:
-                raise Abort("no empty Cortigiano space (discard a card first)", span)
-            space["card"] = inst
-            space["exhausted"] = False
+            self.put_on_court(p, inst, placement if placement in ("left", "right") else None)
+        self._fresh(inst)
         if item.get("agent"):
             self.v_gain(env, ["agent", 1], {"player": p}, span)
         self._open_spaces(p)
@@ -927,10 +1100,22 @@ class Runtime:
         self.state["over"] = True
         self.state["vm"]["frames"].clear()
 
-    def v_resolve_sieges(self, env, args, kw, span):
-        # War (sieges, battles on the plains, retreats) is its own issue: see interpreter.war.
-        from . import war
-        return war.resolve_all(self, env, span)
+    def v_play_phase(self, env, args, kw, span):
+        ph = self.rs.phases.get(args[0])
+        if ph is None:
+            raise Abort(f"no phase '{args[0]}'", span)
+        return ph["block"], {"player": None}
+
+    def v_begin_phase(self, env, args, kw, span):
+        self.state["phase"] = args[0]
+        self.state["marks"] = []
+        self.state["fresh"] = []
+
+    def v_end_phase(self, env, args, kw, span):
+        self.state["marks"] = []
+        self.state["fresh"] = []
+        self.state.pop("fight", None)
+        return self.v_check_end(env, [f"end_of_{args[0]}"], {}, span)
 
     def v_check_end(self, env, args, kw, span):
         at = args[0] if args else "end_of_spring"

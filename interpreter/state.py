@@ -119,12 +119,10 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None) -> 
             tile = _city_tile(rs, city, c)
             if tile:
                 st["p"][c]["tiles"].append({"id": tile, "exhausted": False})
-        # family cards: onto the Cortigiano spaces (the first placement decision is in the rules)
-        fam = [cid for cid, card in rs.cards.items() if card["type"] == "family" and card["colour"] == c
-               and (card["players"] is None or n in card["players"])]
-        court_open = [s for s in court if s["open"]]
-        for cid, space in zip(fam, court_open):
-            space["card"] = cid
+        # Family cards wait beside the Palace until the rules place them (game setup)
+        st["p"][c]["unplaced"] = [cid for cid, card in rs.cards.items()
+                                  if card["type"] == "family" and card["colour"] == c
+                                  and (card["players"] is None or n in card["players"])]
     # coat-of-arms tiles of colours not in play: in the box; neutral tiles of cities held at
     # start (e.g. neutral Rome at 3/4 players) are in the supply already.
     rome = pc.get("rome_tile")

@@ -31,8 +31,12 @@ class Abort(Exception):
         self.span = span
 
 
-def push(rt, block: int, env: dict):
-    rt.state["vm"]["frames"].append({"b": block, "pc": 0, "env": env, "k": None})
+def push(rt, block: int, env: dict, scope: bool = False):
+    """Push a frame; scope=True starts a new variable scope (a procedure or action call)."""
+    fr = {"b": block, "pc": 0, "env": env, "k": None}
+    if scope:
+        fr["scope"] = True
+    rt.state["vm"]["frames"].append(fr)
 
 
 def run(rt):
@@ -49,15 +53,16 @@ def run(rt):
         pc = fr["pc"]
         if pc >= len(instrs):
             frames.pop()
-            if frames and frames[-1]["k"] is not None:     # a child returns to its instruction
-                frames[-1]["returned"] = True
-            else:
+            if not frames:
                 rt.on_flow_end()
+            elif frames[-1]["k"] is not None:     # a child returns to its instruction
+                frames[-1]["returned"] = True
             continue
         steps += 1
         if steps > 2_000_000:
             raise Abort("the rules loop without end (more than 2,000,000 steps without a decision)", instrs[pc][1])
         ins = instrs[pc]
+        rt.env = fr["env"]
         returned = fr.pop("returned", False)
         r = _EXEC[ins[0]](rt, fr, ins, returned)
         if r is SUSPEND:
@@ -82,7 +87,16 @@ def x_let(rt, fr, ins, returned):
 
 def x_set(rt, fr, ins, returned):
     _, sp, obj, otype, name, val = ins
-    rt.set_attr(otype, obj(rt, fr["env"]), name, val(rt, fr["env"]), sp)
+    value = val(rt, fr["env"])
+    if otype == "var":
+        # locals are copied into child frames: update every copy down to the procedure's frame
+        for f in reversed(rt.state["vm"]["frames"]):
+            if name in f["env"]:
+                f["env"][name] = value
+            if f.get("scope"):
+                break
+    else:
+        rt.set_attr(otype, obj(rt, fr["env"]), name, value, sp)
     fr["pc"] += 1
 
 
@@ -259,7 +273,7 @@ def x_call(rt, fr, ins, returned):
     result = rt.verb(verb, env, [a(rt, env) for a in args], {k: f(rt, env) for k, f in kw.items()}, sp)
     if result is not None:        # the verb runs rules of its own: (block, env)
         fr["k"] = 1
-        push(rt, result[0], result[1])
+        push(rt, result[0], result[1], scope=True)
         return
     fr["pc"] += 1
 

@@ -133,6 +133,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "in_battles": F("bool", doc="also usable in Battles on the Plains"),
         "flips": F("bool", doc="flip the source to Exhausted when used"),
         "once": F("enum:per_siege|until_reactivated", doc="how often it can be used"),
+        "uses_tokens": F("bool", doc="spends one of the player's +1 War Bonus tokens each time"),
     }),
     _k("ability", "a permanent ability (modifier) granted by a card, tile or alliance", {
         "modifies": F("str", True, "what it modifies (a named hook the rules consult)"),

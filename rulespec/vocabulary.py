@@ -67,6 +67,7 @@ FUNCTIONS: dict[str, Sig] = {
     "troops_at": Sig(("city", "player"), "number", "a player's troops in (or in front of) a city", 1),
     "holder": Sig(("alliance",), "player?", "who holds an alliance"),
     "option": Sig(("str",), "any", "the value of a rule option"),
+    "can_pay": Sig(("cost",), "bool", "whether the player could pay this cost now, from every source they may use"),
     "range": Sig(("number", "number"), "set:number", "the whole numbers from lo to hi, both included"),
     "symbols_available": Sig(("player", "symbol"), "number", "how many of a symbol the player could pay right now"),
     "modifier": Sig(("player", "str"), "number", "sum of the amounts of the player's abilities for a hook"),
@@ -173,7 +174,6 @@ VERBS: dict[str, Sig] = {
     "reactivate": Sig(("alliance",), "none", "make an alliance bonus available again"),
     "perform": Sig(("action",), "none", "perform another action (with keyword arguments)"),
     "run": Sig(("procedure",), "none", "run a procedure (with keyword arguments)"),
-    "resolve_sieges": Sig((), "none", "resolve every siege, in turn order"),
     "set_turn_order": Sig(("set:player",), "none", "set the turn order"),
     "move_marker": Sig(("number",), "none", "move the Action marker clockwise by rooms"),
     "end_game": Sig((), "none", "end the game now"),
@@ -187,6 +187,9 @@ VERBS: dict[str, Sig] = {
     "use_bottom": Sig(("any",), "none", "the card's bottom can pay nothing else in this action"),
     "play_phase": Sig(("phase",), "none", "play a phase: before, each player in turn order, after; then end conditions"),
     "check_end": Sig(("str",), "none", "check the end conditions declared for this moment"),
+    "begin_phase": Sig(("str",), "none", "(used by play_phase) a phase starts: flags clear"),
+    "end_phase": Sig(("str",), "none", "(used by play_phase) a phase ends: flags clear, end conditions checked"),
+    "run_block": Sig(("any",), "none", "(internal) run a compiled block"),
 }
 
 # Bare names with a fixed meaning (sides, deck types, tile types...), usable as values.

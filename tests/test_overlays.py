@@ -178,6 +178,7 @@ def test_yaml_patch_merges_and_same_name_replaces(base, make_pack):
             name: Fame
             spaces:
               - points: 0
+              - points: 1
     """})
     pack2 = load_pack(w)
     assert pack2.get("track", "patronage") is None
