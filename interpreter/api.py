@@ -74,6 +74,9 @@ class Engine:
         return [m for m in cands if self._try(state, m)]
 
     def _try(self, state, move) -> bool:
+        """Whether the move runs to the next decision without a rule refusing it. Constraints
+        are invariants the rules must keep: they are checked when a move is applied (a move that
+        breaks one is refused there and reported by playouts as RS302), not in this filter."""
         try:
             self.apply(state, move, check=False)
             return True
@@ -93,7 +96,8 @@ class Engine:
         rt = self.runtime(st)
         try:
             vm.resume(rt, kind, value)
-            self._check_constraints(rt)
+            if check:
+                self._check_constraints(rt)
         except vm.Abort as e:
             raise IllegalMove(move, e.reason, e.span) from None
         except RecursionError:

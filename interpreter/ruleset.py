@@ -66,6 +66,7 @@ class Ruleset:
     phases: dict = field(default_factory=dict)
     game: dict = field(default_factory=dict)
     decls: dict = field(default_factory=dict)
+    items: dict = field(default_factory=dict)      # card/tile instance id -> catalogue entry (cache)
 
     # ------------------------------------------------------------ building
     @classmethod

@@ -56,8 +56,12 @@ class Runtime(PalaceMixin, FightMixin):
         return isinstance(x, str) and type_of(x) in self.rs.tiles
 
     def item(self, x) -> dict:
-        t = type_of(x)
-        return self.rs.cards.get(t) or self.rs.tiles.get(t) or {}
+        """The catalogue entry of a card/tile instance (memoised per ruleset)."""
+        it = self.rs.items.get(x)
+        if it is None:
+            t = type_of(x)
+            it = self.rs.items[x] = self.rs.cards.get(t) or self.rs.tiles.get(t) or {}
+        return it
 
     # ------------------------------------------------------------ globals
     def g_players(self, env):
@@ -98,6 +102,9 @@ class Runtime(PalaceMixin, FightMixin):
 
     def g_neutral_cities(self, env):
         return [c for c, s in self.state["cities"].items() if s["controller"] is None]
+
+    def g_indulgence_cards(self, env):
+        return list(self.state["supply"]["indulgences"])
 
     def g_agent_spots(self, env):
         out = list(self.state["cities"])
@@ -545,8 +552,13 @@ class Runtime(PalaceMixin, FightMixin):
         return any(o == x or type_of(o) == x or type_of(o) == type_of(x) for o in owned)
 
     def f_owned(self, p, kind):
-        owned = self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]
-        return [o for o in owned if self.item(o).get("type") == kind or type_of(o) == kind]
+        out = []
+        item = self.item
+        for o in self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]:
+            if item(o).get("type") == kind or type_of(o) == kind:
+                if o not in out:
+                    out.append(o)
+        return out
 
     def f_agent_at(self, where):
         if where in self.state["cities"]:
@@ -1046,18 +1058,11 @@ class Runtime(PalaceMixin, FightMixin):
         room["indulgence"] = self.state["supply"]["indulgences"].pop(0)
 
     def v_rid_indulgence(self, env, args, kw, span):
-        p = kw.get("player", env.get("player"))
-        room = self._room(p, args[0])
+        room = self.parse_room(args[0])[2]
         if not room["indulgence"]:
             raise Abort("no Indulgence in that Room", span)
         self.state["supply"]["indulgences"].append(room["indulgence"])
         room["indulgence"] = None
-
-    def _room(self, p, i):
-        rooms = self.P(p)["rooms"]
-        if not isinstance(i, int) or not 0 <= i < len(rooms):
-            raise Abort(f"no Room {i}")
-        return rooms[i]
 
     def v_form_alliance(self, env, args, kw, span):
         a = args[0]

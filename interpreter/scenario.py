@@ -7,8 +7,12 @@
   given:                     # state paths -> values, applied to the new game
     p.red.florins: 5
     cities.ravenna.agent: null
+  start:                     # optional: instead of the game's own flow, start here
+    perform: annex           #   an action (or `run: PROCEDURE`), as this player,
+    player: red              #   with these arguments; when it is done the Year flow goes on
+    args: {}
   steps:
-    - move: choose annex     # one move in the textual notation (or a list: moves: [...])
+    - move: choose ravenna   # one move in the textual notation (or a list: moves: [...])
     - expect: {cities.ravenna.controller: red}
     - illegal: choose rome
       because: not one of the choices      # a substring of the refusal
@@ -82,6 +86,46 @@ def refresh(engine, state):
     vm.run(rt)
 
 
+def give(engine, state, spec: dict, doc=None):
+    """Give players cards/tiles from the supply, as the rules would (Cortigiano space or
+    Domain, extra Agents): {red: [ambassador, ambassador, duchy_red]}."""
+    rt = engine.runtime(state)
+    for p, things in (spec or {}).items():
+        for t in things or []:
+            try:
+                if t in engine.rs.tiles or rt.is_tile(t):
+                    r = rt.v_take_tile({"player": p}, [t], {"player": p, "run_on_gain": False}, Span("<scenario>"))
+                else:
+                    rt.v_take_card({"player": p}, [t], {"player": p}, Span("<scenario>"))
+            except vm.Abort as e:
+                sp = doc.span(("give", p)) if doc else Span("<scenario>")
+                raise RulespecError(Diagnostic("RS403", f"cannot give {t} to {p}: {e.reason}", sp, "")) from None
+    state["fresh"] = []
+    refresh(engine, state)
+
+
+def start(engine, state, spec: dict, doc=None):
+    """Replace the pending flow by one action or procedure performed by a player (a puzzle-like
+    starting point: the state was set up by `given`)."""
+    kind = "perform" if "perform" in spec else "run"
+    target = spec.get(kind)
+    table = engine.rs.actions if kind == "perform" else engine.rs.procedures
+    if target not in table:
+        sp = doc.span(("start", kind)) if doc else Span("<scenario>")
+        raise RulespecError(Diagnostic("RS403", f"no {'action' if kind == 'perform' else 'procedure'} '{target}'", sp,
+                                       "name an action or procedure of the pack"))
+    rt = engine.runtime(state)
+    state["vm"] = {"frames": [], "pending": None}
+    state["phase"] = spec.get("phase", state.get("phase"))
+    env = {"player": spec.get("player")}
+    result = rt.verb(kind, env, [target], dict(spec.get("args") or {}), Span("<scenario>"))
+    vm.push(rt, result[0], result[1], scope=True)
+    try:
+        vm.run(rt)
+    except vm.Abort as e:
+        raise RulespecError(Diagnostic("RS403", f"the scenario cannot start: {e.reason}", e.span or Span("<scenario>"), ""))
+
+
 def run_scenario(path) -> Outcome:
     from .api import IllegalMove, Engine
     from rulespec.pack import load_pack
@@ -101,6 +145,10 @@ def run_scenario(path) -> Outcome:
                 raise RulespecError(Diagnostic("RS403", f"no state path '{k}'", sp, "see docs/scenarios.md for paths",
                                                source_line=doc.source_line(sp))) from None
         refresh(engine, state)
+    if data.get("give"):
+        give(engine, state, data["give"], doc)
+    if data.get("start"):
+        start(engine, state, data["start"], doc)
     for i, step in enumerate(data.get("steps") or []):
         line = doc.span(("steps", i)).line
         if not isinstance(step, dict):

@@ -31,8 +31,15 @@ def card_ids(type_id: str, copies: int) -> list:
     return [f"{type_id}#{i}" for i in range(1, copies + 1)] if copies > 1 else [type_id]
 
 
+_TYPES: dict = {}
+
+
 def type_of(instance: str) -> str:
-    return instance.split("#", 1)[0]
+    """'merchant#2' -> 'merchant' (memoised: called in every formula about cards)."""
+    t = _TYPES.get(instance)
+    if t is None:
+        t = _TYPES[instance] = instance.split("#", 1)[0]
+    return t
 
 
 def setup_for(setup: dict, players: int) -> dict:

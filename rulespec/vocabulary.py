@@ -35,6 +35,7 @@ GLOBALS = {
     "supply_tiles": ("set:tile", "tiles in the supply (neutral cities, titles, cathedrals...)"),
     "patronage_bonuses": ("set:any", "Patronage bonuses not yet taken"),
     "neutral_cities": ("set:city", "cities with no control disc"),
+    "indulgence_cards": ("set:card", "Indulgence cards left in their stack"),
     "agent_spots": ("set:any", "every City, Palace Room and Alliance: where an Agent can stand"),
 }
 
