@@ -140,6 +140,10 @@ class Engine:
             out[p] = row
         return out
 
+    def total_score(self, state, player) -> int:
+        rt = self.runtime(state)
+        return sum(int(s["points"](rt, {"player": player}) or 0) for s in self.rs.scoring)
+
     def winners(self, state) -> list:
         sc = self.scores(state)
         best = max((r["total"], r["tie_break"]) for r in sc.values())

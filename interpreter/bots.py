@@ -29,7 +29,40 @@ class FirstBot:
         return moves[0]
 
 
-BOTS = {"random": RandomBot, "first": FirstBot}
+class GreedyBot:
+    """One-ply greedy on the pack's own scoring: applies each legal move, scores the position
+    for the deciding player (total Prestige Points, from the pack's scoring rules), and picks
+    the best, breaking ties (most moves change nothing yet) at random. Knows nothing of the
+    game beyond the API, so it works for any pack."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int = 0, epsilon: float = 0.1):
+        self.rng = random.Random(seed)
+        self.epsilon = epsilon
+
+    def choose(self, engine, state, moves):
+        if len(moves) == 1 or self.rng.random() < self.epsilon:
+            return moves[self.rng.randrange(len(moves))]
+        me = (state["vm"]["pending"] or {}).get("player")
+        if me is None:
+            return moves[self.rng.randrange(len(moves))]
+        best, best_val = [], None
+        for mv in moves:
+            try:
+                after = engine.apply(state, mv, check=False)
+            except Exception:
+                continue
+            val = engine.total_score(after, me)
+            if best_val is None or val > best_val:
+                best, best_val = [mv], val
+            elif val == best_val:
+                best.append(mv)
+        pool = best or moves
+        return pool[self.rng.randrange(len(pool))]
+
+
+BOTS = {"random": RandomBot, "first": FirstBot, "greedy": GreedyBot}
 
 
 def play_game(engine, players, seed: int, bot: str = "random", max_moves: int = 200_000,

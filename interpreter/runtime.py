@@ -683,6 +683,7 @@ class Runtime(PalaceMixin, FightMixin):
         if c.decl.kind == "action":
             local["action"] = c.id
             self.state["spent"] = []
+            self.log(f"{local['player']}: {c.decl.title or c.id}")
         elif env.get("action"):
             local["action"] = env["action"]
         for i, (pname, default) in enumerate(c.params):
