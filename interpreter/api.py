@@ -97,7 +97,7 @@ class Engine:
         try:
             vm.resume(rt, kind, value)
             if check:
-                self._check_constraints(rt)
+                self._check_constraints(rt, state)
         except vm.Abort as e:
             raise IllegalMove(move, e.reason, e.span) from None
         except RecursionError:
@@ -113,12 +113,26 @@ class Engine:
             events.extend(rt.events)
         return st
 
-    def _check_constraints(self, rt):
+    _SHARED = ("cities", "alliances", "tracks", "supply", "turn_order")
+
+    def _check_constraints(self, rt, before=None):
+        """Every pack constraint must hold after the move. With the state before the move, a
+        per-player constraint is only re-evaluated for players whose things changed (or for
+        everyone when shared parts of the board changed or the formula reads other players)."""
+        st = rt.state
+        if before is None:
+            changed_players, shared = set(st["players"]), True
+        else:
+            changed_players = {p for p in st["players"] if st["p"][p] != before["p"][p]}
+            shared = any(st[k] != before[k] for k in self._SHARED)
+            if not changed_players and not shared:
+                return
         for c in self.rs.constraints:
             if c["check"] is None:
                 continue
             if c["scope"] == "player":
-                for p in rt.state["players"]:
+                targets = st["players"] if (shared or c["wide"]) else changed_players
+                for p in targets:
                     if not c["check"](rt, {"player": p}):
                         raise vm.Abort(f"{c['message']} ({p})", c["decl"].span)
             elif not c["check"](rt, {"player": None}):
@@ -143,6 +157,13 @@ class Engine:
     def total_score(self, state, player) -> int:
         rt = self.runtime(state)
         return sum(int(s["points"](rt, {"player": player}) or 0) for s in self.rs.scoring)
+
+    def material(self, state, player) -> float:
+        """A rough, pack-independent measure of a player's means (for heuristic bots)."""
+        pl = state["p"][player]
+        cities = sum(1 for c in state["cities"].values() if c["controller"] == player)
+        tracks = sum(t["pos"].get(player, 0) for t in state["tracks"].values())
+        return 3 * cities + 2 * tracks + 0.5 * min(pl["florins"], 10) + 0.3 * len(pl["tiles"])
 
     def winners(self, state) -> list:
         sc = self.scores(state)

@@ -30,10 +30,10 @@ class FirstBot:
 
 
 class GreedyBot:
-    """One-ply greedy on the pack's own scoring: applies each legal move, scores the position
-    for the deciding player (total Prestige Points, from the pack's scoring rules), and picks
-    the best, breaking ties (most moves change nothing yet) at random. Knows nothing of the
-    game beyond the API, so it works for any pack."""
+    """One-ply greedy: applies each legal move and values the position for the deciding
+    player as 10 × its total Prestige Points (the pack's own scoring rules) + a small material
+    term (cities, track positions, florins: Engine.material), picking the best and breaking
+    ties at random. Knows no card or rule by name, so it works for any pack."""
 
     name = "greedy"
 
@@ -53,7 +53,7 @@ class GreedyBot:
                 after = engine.apply(state, mv, check=False)
             except Exception:
                 continue
-            val = engine.total_score(after, me)
+            val = engine.total_score(after, me) * 10 + engine.material(after, me)
             if best_val is None or val > best_val:
                 best, best_val = [mv], val
             elif val == best_val:

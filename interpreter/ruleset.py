@@ -26,6 +26,29 @@ class Callable_:
     decl: Decl
 
 
+# global names through which a per-player formula can see other players' things
+WIDE_NAMES = {"players", "opponents", "agent_spots", "cities", "alliances", "neutral_cities",
+              "notables", "supply_tiles", "patronage_bonuses", "indulgence_cards"}
+
+
+def _names_in(node) -> set:
+    """Every Name used in an expression (for dependency analysis)."""
+    import dataclasses
+    out = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, A.Name):
+            out.add(n.id)
+        if isinstance(n, A.Node):
+            stack.extend(getattr(n, f.name) for f in dataclasses.fields(n))
+        elif isinstance(n, (list, tuple)):
+            stack.extend(n)
+        elif isinstance(n, dict):
+            stack.extend(n.values())
+    return out
+
+
 def _literal(v):
     """A constant AST value as plain data: lists nest, names become their id."""
     if isinstance(v, A.ListExpr):
@@ -222,8 +245,14 @@ class Ruleset:
                                     "then": self.static(d, "then", "final_winter"), "decl": d})
 
     def _k_constraint(self, d):
-        self.constraints.append({"id": d.id, "check": self.fn(d, "check"), "scope": self.static(d, "scope", "player"),
-                                 "message": self.static(d, "message", d.id), "decl": d})
+        names = _names_in(d.get("check"))
+        scope = self.static(d, "scope", "player")
+        if "player" not in names:
+            scope = "game"             # does not depend on which player: evaluate once
+        self.constraints.append({"id": d.id, "check": self.fn(d, "check"), "scope": scope,
+                                 "message": self.static(d, "message", d.id), "decl": d,
+                                 # reads beyond the player's own things: recheck whenever anything changed
+                                 "wide": bool(names & WIDE_NAMES)})
 
     def _k_table(self, d):
         self.tables[d.id] = self.static(d, "rows")

@@ -243,8 +243,9 @@ class Runtime(PalaceMixin, FightMixin):
     a_tile_type = a_card_type
 
     def a_card_cost(self, x):
+        """The purchase cost, or none for cards/tiles that are not for sale."""
         f = self.item(x).get("cost")
-        return f(self, {"self": x}) if f else costs.NOTHING
+        return f(self, {"self": x, "player": self.env.get("player")}) if f else None
 
     a_tile_cost = a_card_cost
 
@@ -266,7 +267,7 @@ class Runtime(PalaceMixin, FightMixin):
 
     def a_alliance_cost(self, a):
         f = self.rs.alliances[a]["cost"]
-        return f(self, {"self": a}) if f else costs.NOTHING
+        return f(self, {"self": a, "player": self.env.get("player")}) if f else costs.NOTHING
 
     def a_track_leader_bonus(self, t):
         return self.rs.tracks[t]["leader_bonus"]

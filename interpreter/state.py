@@ -78,8 +78,8 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None) -> 
     returned = set(pc.get("returned_tiles") or []) | set(pc.get("forbidden_cities") or [])
     tiles = []
     for tid, t in rs.tiles.items():
-        if t["players"] is not None and n not in t["players"]:
-            continue
+        if (t["players"] is not None and n not in t["players"]) or t["type"] == "patronage":
+            continue           # Patronage tiles are bonuses (supply.bonuses), not for sale
         if t["type"] == "city":
             if t["city"] not in board.cities or t["city"] in returned:
                 continue
