@@ -86,7 +86,18 @@ def step(rt, k) -> bool:
 
 
 def options(rt, k) -> list:
-    """Legal taps, as 'tap SOURCE SYMBOL' strings."""
+    """Legal taps, as 'tap SOURCE SYMBOL' strings, then procedures the pack offers during a
+    payment ('run request_indulgence')."""
+    return _taps(rt, k) + [f"run {p}" for p in rt.rs.payment_procedures
+                           if _may_run(rt, k["player"], p)]
+
+
+def _may_run(rt, player, proc) -> bool:
+    c = rt.rs.procedures[proc]
+    return c.requires is None or bool(c.requires(rt, {"player": player}))
+
+
+def _taps(rt, k) -> list:
     srcs = _sources(rt, k)
     treasury = rt.florins(k["player"])
     out = []
@@ -106,7 +117,13 @@ def options(rt, k) -> list:
 
 
 def apply_option(rt, k, move: str):
+    """Tap a source, or return (block, env) of a procedure the player runs mid-payment."""
     parts = move.split()
+    if len(parts) == 2 and parts[0] == "run" and parts[1] in rt.rs.payment_procedures:
+        if not _may_run(rt, k["player"], parts[1]):
+            from .vm import Abort
+            raise Abort(f"{parts[1]} cannot be used now")
+        return rt.call(rt.rs.procedures[parts[1]], {"player": k["player"]}, [], {})
     if len(parts) != 3 or parts[0] != "tap":
         from .vm import Abort
         raise Abort(f"'{move}' is not a payment move (expected 'tap SOURCE SYMBOL')")

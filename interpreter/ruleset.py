@@ -90,6 +90,7 @@ class Ruleset:
     game: dict = field(default_factory=dict)
     decls: dict = field(default_factory=dict)
     items: dict = field(default_factory=dict)      # card/tile instance id -> catalogue entry (cache)
+    payment_procedures: list = field(default_factory=list)   # offered as moves while paying
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -168,6 +169,8 @@ class Ruleset:
 
     def _k_procedure(self, d):
         self.procedures[d.id] = self._callable(d)
+        if self.static(d, "during_payment", False):
+            self.payment_procedures.append(d.id)
 
     def _k_symbol(self, d):
         self.symbols[d.id] = {"storable": bool(self.static(d, "storable", False)), "name": d.title or d.id}

@@ -414,6 +414,9 @@ class Runtime(PalaceMixin, FightMixin):
         mine = values[order.index(p)]
         return 1 + sum(1 for v in values if v > mine)
 
+    def f_paying(self):
+        return self._payment_in_progress() is not None
+
     def f_can_pay(self, cost):
         return payment.can_pay(self, self.env.get("player"), cost, {"action": self.env.get("action")})
 

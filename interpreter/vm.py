@@ -304,5 +304,7 @@ def resume(rt, kind: str, value):
     elif kind == "either":
         resume_either(rt, fr, ins, value)
     elif kind == "pay":
-        payment.apply_option(rt, fr["k"], value)
+        pushed = payment.apply_option(rt, fr["k"], value)
+        if pushed is not None:
+            push(rt, pushed[0], pushed[1], scope=True)
     run(rt)

@@ -36,7 +36,10 @@ def cmd_validate(args) -> int:
                 level = "error" if d.severity == "error" or args.strict else "warning"
                 msg = f"{d.code} {d.message}" + (f" (hint: {d.hint})" if d.hint else "")
                 msg = msg.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-                print(f"::{level} file={d.span.file},line={d.span.line},col={d.span.column}::{msg}")
+                where = f"file={d.span.file}"
+                if d.span.line:            # no position (e.g. a pack that was not found): file only
+                    where += f",line={d.span.line}" + (f",col={d.span.column}" if d.span.column else "")
+                print(f"::{level} {where}::{msg}")
         elif args.format == "text":
             for d in r.diagnostics:
                 print(d.render(), file=sys.stdout)
@@ -190,6 +193,28 @@ def cmd_scenario(args) -> int:
     return 1 if failed else 0
 
 
+
+def cmd_bench(args) -> int:
+    """Random playouts per second: the speed measure of the engine (never a timed test)."""
+    import time
+    from interpreter.api import Engine
+    from interpreter.bots import play_game
+    from rulespec.pack import load_pack
+    engine = Engine(load_pack(args.pack))
+    t0 = time.perf_counter()
+    moves = years = ended = 0
+    for i in range(args.games):
+        state, mv = play_game(engine, args.players, args.seed + i, args.bots)
+        moves += len(mv)
+        years += state["year"]
+        ended += 0 if state.get("unfinished") else 1
+    dt = time.perf_counter() - t0
+    print(f"{args.games} {args.bots} games, {args.players} players, pack {engine.pack.id}: "
+          f"{dt:.2f} s, {args.games / dt:.2f} games/s, {moves / dt:.0f} moves/s, "
+          f"{moves / max(args.games, 1):.0f} moves and {years / max(args.games, 1):.1f} years per game, "
+          f"{ended}/{args.games} ended by the rules")
+    return 0
+
 # ------------------------------------------------------------------ main
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rulespec", description="Rules-as-data engine for Virtù.")
@@ -220,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--pack", default=DEFAULT_PACK)
     pl.add_argument("--players", type=int, default=4)
     pl.add_argument("--seed", type=int, default=0)
-    pl.add_argument("--bots", choices=("random", "first"), default="random")
+    pl.add_argument("--bots", choices=("random", "first", "greedy"), default="random")
     pl.add_argument("--log", help="write the game log (JSON lines) here")
     pl.add_argument("--quiet", action="store_true", help="only events and scores, not every decision")
     pl.set_defaults(func=cmd_play)
@@ -228,6 +253,14 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("replay", help="replay a game log and verify it")
     r.add_argument("log")
     r.set_defaults(func=cmd_replay)
+
+    b = sub.add_parser("bench", help="measure playout speed (games/s, moves/s)")
+    b.add_argument("--pack", default=DEFAULT_PACK)
+    b.add_argument("--players", type=int, default=4)
+    b.add_argument("--games", type=int, default=5)
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--bots", choices=("random", "first", "greedy"), default="random")
+    b.set_defaults(func=cmd_bench)
 
     sc = sub.add_parser("scenario", help="run YAML scenario files")
     sc.add_argument("files", nargs="+")

@@ -186,7 +186,8 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     }),
     _k("procedure", "a named, reusable piece of effect (a Winter step, a siege resolution...)", {
         "effect": F("effect", True, "the steps"),
-        "requires": F("expr:bool"),
+        "requires": F("expr:bool", doc="when it may be run"),
+        "during_payment": F("bool", doc="offered as a move while the player pays a cost (e.g. an Indulgence for a Crown)"),
     }),
     _k("table", "a lookup table (salaries, awards per player count...)", {
         "rows": F("any", True, "the rows"),

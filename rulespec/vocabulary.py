@@ -68,6 +68,7 @@ FUNCTIONS: dict[str, Sig] = {
     "troops_at": Sig(("city", "player"), "number", "a player's troops in (or in front of) a city", 1),
     "holder": Sig(("alliance",), "player?", "who holds an alliance"),
     "option": Sig(("str",), "any", "the value of a rule option"),
+    "paying": Sig((), "bool", "a payment is in progress (symbols gained now go to it)"),
     "can_pay": Sig(("cost",), "bool", "whether the player could pay this cost now, from every source they may use"),
     "range": Sig(("number", "number"), "set:number", "the whole numbers from lo to hi, both included"),
     "symbols_available": Sig(("player", "symbol"), "number", "how many of a symbol the player could pay right now"),
