@@ -142,6 +142,9 @@ class Compiler:
             return (lambda rt, env: getattr(rt, impl)(*[f(rt, env) for f in fns],
                                                       **{k: f(rt, env) for k, f in kw.items()})), rtype
         kind = self.names.get(name)
+        if kind == "formula":
+            return (lambda rt, env: rt.formula(name, [f(rt, env) for f in fns],
+                                               {k: f(rt, env) for k, f in kw.items()}, env)), "any"
         if kind == "table":
             return (lambda rt, env: rt.table_lookup(name, *[f(rt, env) for f in fns])), "any"
         if kind == "procedure":
@@ -178,7 +181,7 @@ class Compiler:
                     return (lambda rt, env: costs.times(costs.as_cost(l(rt, env)), int(r(rt, env)))), "cost"
                 return (lambda rt, env: costs.times(costs.as_cost(r(rt, env)), int(l(rt, env)))), "cost"
         if op == "+" and lt.startswith("set:"):
-            return (lambda rt, env: list(l(rt, env)) + [x for x in r(rt, env) if x not in l(rt, env)]), lt
+            return (lambda rt, env: list(l(rt, env) or ()) + list(r(rt, env) or ())), lt   # lists concatenate
         if op == "/":
             return (lambda rt, env: _div(l(rt, env), r(rt, env))), "number"
         f = _BIN[op]

@@ -91,6 +91,7 @@ class Ruleset:
     decls: dict = field(default_factory=dict)
     items: dict = field(default_factory=dict)      # card/tile instance id -> catalogue entry (cache)
     payment_procedures: list = field(default_factory=list)   # offered as moves while paying
+    formulas: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -256,6 +257,11 @@ class Ruleset:
                                  "message": self.static(d, "message", d.id), "decl": d,
                                  # reads beyond the player's own things: recheck whenever anything changed
                                  "wide": bool(names & WIDE_NAMES)})
+
+    def _k_formula(self, d):
+        self.formulas[d.id] = {"params": [(p.name, self.comp.expr(p.default, {})[0] if p.default is not None else None)
+                                          for p in d.params],
+                               "value": self.fn(d, "value", default=_const(None))}
 
     def _k_table(self, d):
         self.tables[d.id] = self.static(d, "rows")

@@ -368,6 +368,18 @@ class Runtime(PalaceMixin, FightMixin):
             return
         raise Abort(f"cannot set {name} of {obj}", span)
 
+    def formula(self, name, args, kwargs, env):
+        f = self.rs.formulas[name]
+        local = {"player": env.get("player"), "action": env.get("action")}
+        for i, (pname, default) in enumerate(f["params"]):
+            if i < len(args):
+                local[pname] = args[i]
+            elif pname in kwargs:
+                local[pname] = kwargs[pname]
+            else:
+                local[pname] = default(self, local) if default else None
+        return f["value"](self, local)
+
     def table_lookup(self, table, *keys):
         rows = self.rs.tables.get(table)
         v = rows
@@ -1139,6 +1151,7 @@ class Runtime(PalaceMixin, FightMixin):
     # ------------------------------------------------------------ flow
     def on_flow_end(self):
         """The year block finished: end the game or start the next Year."""
+        self.v_check_end({"player": None}, ["end_of_year"], {}, None)
         if self.state["ending"] or self.state["over"]:
             self.state["over"] = True
             return

@@ -462,6 +462,15 @@ class Checker:
         sig = FUNCTIONS.get(name)
         if sig is None:
             kind = self.name_kind.get(name)
+            if kind == "formula":
+                self.referenced.add((kind, name))
+                target = self.pack.get("formula", name)
+                params = target.params if target else []
+                if len(e.args) > len(params) or any(k not in {p.name for p in params} for k in e.kwargs):
+                    self.diag("RS107", f"formula '{name}' takes {len(params)} argument(s): "
+                              f"({', '.join(p.name for p in params)})", e.span, "")
+                self._args(e.args, e.kwargs, env)
+                return "any"
             if kind in ("table", "procedure"):
                 self.referenced.add((kind, name))
                 self._args(e.args, e.kwargs, env)

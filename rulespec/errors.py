@@ -91,15 +91,53 @@ class RulespecError(Exception):
         return "\n".join(d.render() for d in self.diagnostics)
 
 
+def split_lines(text: str) -> list[str]:
+    """The lines of `text`, split on '\n' only (the way Lark and our spans count lines: a form
+    feed, a lone '\r' or '\u2028' does not start a new line). A trailing '\r' (CRLF files) is
+    dropped; a final '\n' does not start an extra empty line."""
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
 def source_line_at(path: str | Path, line: int, text: str | None = None) -> str:
-    """The text of 1-based `line` of a file (or of `text`), '' if unavailable."""
+    """The text of 1-based `line` of a file (or of `text`), '' if unavailable. Lines are
+    counted by '\n' only, like every position in a Span."""
     try:
         if text is None:
             text = Path(path).read_text(encoding="utf-8", errors="replace")
-        lines = text.splitlines()
+        lines = split_lines(text)
         return lines[line - 1] if 0 < line <= len(lines) else ""
-    except OSError:
+    except (OSError, ValueError):
         return ""
+
+
+class LineIndex:
+    """Character offset <-> 1-based (line, column) in a text, lines counted by '\n' only."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        import bisect
+        offset = max(0, min(offset, len(self.text)))
+        i = bisect.bisect_right(self.starts, offset) - 1
+        return i + 1, offset - self.starts[i] + 1
+
+    def offset(self, line: int, column: int) -> int:
+        line = max(1, min(line, len(self.starts)))
+        return self.starts[line - 1] + max(column, 1) - 1
+
+
+def undecodable_position(data: bytes, err: UnicodeDecodeError) -> tuple[int, int]:
+    """1-based (line, column) of the first byte that is not UTF-8 (column in characters)."""
+    start = max(0, min(getattr(err, "start", 0) or 0, len(data)))
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line = data.count(b"\n", 0, start) + 1
+    column = len(data[line_start:start].decode("utf-8", errors="replace")) + 1
+    return line, column
 
 
 def did_you_mean(name: str, candidates) -> str:
@@ -109,3 +147,24 @@ def did_you_mean(name: str, candidates) -> str:
     if not close:
         return ""
     return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+
+
+def read_source(path: str | Path, bad_utf8_code: str) -> str:
+    """Read a content file as UTF-8 text. An unreadable path is RS003 (at 1:1 of that file), a
+    file that is not UTF-8 is `bad_utf8_code` at the line and column of the first bad byte."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise RulespecError(Diagnostic("RS003", f"cannot read file: {e.strerror or e}", Span(str(path), 1, 1),
+                                       "check the path exists and is a readable file")) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line, column = undecodable_position(data, e)
+        bad = data[e.start:e.end]
+        shown = data.decode("utf-8", errors="replace")
+        raise RulespecError(Diagnostic(
+            bad_utf8_code, f"file is not valid UTF-8 text ({e.reason}: byte {bad.hex(' ') or '?'})",
+            Span(str(path), line, column, line, column + 1), "save the file as UTF-8",
+            source_line=source_line_at(path, line, shown))) from None

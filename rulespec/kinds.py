@@ -189,6 +189,9 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "requires": F("expr:bool", doc="when it may be run"),
         "during_payment": F("bool", doc="offered as a move while the player pays a cost (e.g. an Indulgence for a Crown)"),
     }),
+    _k("formula", "a named formula with parameters, usable in any expression: reach(c, target)", {
+        "value": F("expr:any", True, "the formula; its parameters are in scope"),
+    }),
     _k("table", "a lookup table (salaries, awards per player count...)", {
         "rows": F("any", True, "the rows"),
     }, open_fields=True),

@@ -26,7 +26,7 @@ from pathlib import Path
 from . import ast as A
 from .errors import Diagnostic, RulespecError, Span, did_you_mean, source_line_at
 from .kinds import KINDS
-from .parser import parse_expr, parse_rules_file
+from .parser import _run, map_spans, parse_rules_file
 from .schema import check_schema, schema_names
 from .yamldata import YamlDoc, load_yaml_file
 
@@ -242,12 +242,8 @@ class _Loader:
                              Span(str(path), 1, 1), did_you_mean(stem, pack.data) or
                              f"data files in the base: {', '.join(sorted(pack.data)) or 'none'}")
                     continue
-                merged_data = _deep_merge(copy.deepcopy(pack.data[stem].data), doc.data)
-                base_doc = pack.data[stem]
-                merged = YamlDoc(base_doc.file, merged_data, {**base_doc.spans}, base_doc.text)
-                # spans of patched values point into the patch file
-                merged.spans.update(_spans_under(doc, pack.data[stem].data, merged_data))
-                doc_eff = merged
+                # values taken from the patch keep their positions in the patch file
+                doc_eff = merge_yaml_docs(pack.data[stem], doc)
                 op = "patch"
             else:
                 doc_eff, op = doc, ("replace" if stem in pack.data else "define")
@@ -271,6 +267,11 @@ class _Loader:
                     continue
                 for id_, body in coll.items():
                     path = (top, id_)
+                    if not _is_id(id_):
+                        span = doc.key_span(path)
+                        self.err("RS106", f"a {kind} id must be a name, not {_type_words(id_)}", span,
+                                 f"write the {kind} as `some_name:` under `{top}:`", src=doc.source_line(span))
+                        continue
                     decl = self._yaml_decl(doc, kind, str(id_), body, path, subs, pack.id)
                     decl.yaml_stem = stem
                     if decl.key in pack.decls:
@@ -281,7 +282,7 @@ class _Loader:
                     pack.decls[decl.key] = decl
 
     def _yaml_decl(self, doc, kind, id_, body, path, subs, pack_id, spec=None) -> Decl:
-        span = doc.span(path)
+        span = doc.key_span(path)     # a collection item is where its id key is written
         decl = Decl(kind, id_, span, pack_id, history=[("yaml", span, pack_id)], id_span=span)
         if not isinstance(body, dict):
             return decl
@@ -293,6 +294,18 @@ class _Loader:
                 sub_kind = subs[fname]
                 for i, item in enumerate(raw):
                     key = item.get("id", i) if isinstance(item, dict) else i
+                    if not _is_id(key):
+                        ispan = doc.span(fpath + (i, "id"))
+                        self.err("RS106", f"the id of {sub_kind} {i + 1} of {kind} '{id_}' must be a name "
+                                 f"or a number, not {_type_words(key)}", ispan,
+                                 f"write `id: some_name` (e.g. `id: {_first_word(key) or 'first'}`)",
+                                 src=doc.source_line(ispan))
+                        continue
+                    if (sub_kind, key) in decl.blocks:
+                        ispan = doc.span(fpath + (i, "id"))
+                        self.err("RS101", f"{sub_kind} '{key}' appears twice in {kind} '{id_}'", ispan,
+                                 f"first at {decl.blocks[(sub_kind, key)].span}", src=doc.source_line(ispan))
+                        continue
                     sub = self._yaml_decl(doc, sub_kind, key, item, fpath + (i,), {}, pack_id,
                                           spec.blocks.get(sub_kind) if spec else None)
                     decl.blocks[(sub_kind, key)] = sub
@@ -312,23 +325,31 @@ class _Loader:
         return decl
 
     def _yaml_value(self, doc, raw, ftype, path):
-        """DSL text inside YAML (costs, formulas, effects) is parsed with its YAML position."""
+        """DSL text inside YAML (costs, formulas, effects) is parsed with its YAML position:
+        every position in the DSL text is mapped to where that character is written in the
+        YAML file (plain, quoted, literal `|` and folded `>` scalars alike)."""
         if isinstance(raw, str) and (ftype in ("cost", "symbols", "effect") or ftype.startswith("expr:")):
             span = doc.span(path)
-            # a plain scalar starts at its span; quoted scalars start one column later
-            line_text = doc.source_line(span)
-            col = span.column + (1 if line_text[span.column - 1: span.column] in ('"', "'") else 0)
+            where = doc.text_positions(path, raw)
+            if where is None:
+                # no record of the scalar: a plain scalar starts at its span, a quoted one a column later
+                line_text = doc.source_line(span)
+                col = span.column + (1 if line_text[span.column - 1: span.column] in ('"', "'") else 0)
+
+                def where(line, column, _end=False, _l=span.line, _c=col):
+                    return _l + line - 1, column + (_c - 1 if line == 1 else 0)
             try:
-                if ftype == "effect":
-                    from .parser import _run, _shift_spans
-                    node = _run(raw, doc.file, "block")
-                    _shift_spans(node, span.line - 1, col - 1)
-                    return node
-                return parse_expr(raw, doc.file, span.line, col)
+                node = _run(raw, span.file, "block" if ftype == "effect" else "expr")
+                map_spans(node, where)
+                return node
             except RulespecError as e:
                 for d in e.diagnostics:
-                    d.span = Span(doc.file, span.line + d.span.line - 1,
-                                  (col - 1 if d.span.line == 1 else 0) + d.span.column)
+                    if d.span.line:
+                        line, col = where(d.span.line, max(d.span.column, 1), False)
+                        end = where(d.span.end_line, d.span.end_column, True) if d.span.end_line else (0, 0)
+                        d.span = Span(span.file, line, col, *end)
+                    else:
+                        d.span = span
                     d.source_line = doc.source_line(d.span)
                 self.errors.extend(e.diagnostics)
                 return None
@@ -454,35 +475,119 @@ def _append_values(old, new):
     return None
 
 
+def _is_id(x) -> bool:
+    """An id written in YAML: a name or a number (not a list, mapping, bool or null)."""
+    return isinstance(x, (str, int, float)) and not isinstance(x, bool)
+
+
+def _type_words(x) -> str:
+    if isinstance(x, (list, tuple)):
+        return "a list"
+    if isinstance(x, dict):
+        return "a mapping"
+    if x is None:
+        return "empty"
+    if isinstance(x, bool):
+        return "true/false"
+    return f"a {type(x).__name__}"
+
+
+def _first_word(x) -> str:
+    if isinstance(x, (list, tuple)) and x and isinstance(x[0], str):
+        return x[0]
+    return ""
+
+
 def _deep_merge(base, patch):
-    """Merge YAML `patch` into `base` (see module docstring)."""
-    if isinstance(base, dict) and isinstance(patch, dict):
-        for k, v in patch.items():
-            if isinstance(v, dict) and v.get("$remove") is True:
-                base.pop(k, None)
-            elif k in base:
-                base[k] = _deep_merge(base[k], v)
+    """Merge YAML `patch` into `base` (see module docstring); plain data, no positions."""
+    return merge_yaml_docs(YamlDoc("<base>", base), YamlDoc("<patch>", patch)).data
+
+
+class _Node:
+    """A YAML value with where it was written (value span, key span, scalar record)."""
+    __slots__ = ("value", "span", "key_span", "scalar")
+
+    def __init__(self, value, span=None, key_span=None, scalar=None):
+        self.value, self.span, self.key_span, self.scalar = value, span, key_span, scalar
+
+
+def _annotate(doc: YamlDoc, value, path=()) -> _Node:
+    if isinstance(value, dict):
+        inner = {k: _annotate(doc, v, path + (k,)) for k, v in value.items()}
+    elif isinstance(value, list):
+        inner = [_annotate(doc, v, path + (i,)) for i, v in enumerate(value)]
+    else:
+        inner = copy.deepcopy(value)
+    return _Node(inner, doc.spans.get(path), doc.key_spans.get(path), doc.scalars.get(path))
+
+
+def _flatten(node: _Node, path, out: YamlDoc):
+    if node.span is not None:
+        out.spans[path] = node.span
+    if node.key_span is not None:
+        out.key_spans[path] = node.key_span
+    if node.scalar is not None:
+        out.scalars[path] = node.scalar
+    if isinstance(node.value, dict):
+        return {k: _flatten(v, path + (k,), out) for k, v in node.value.items()}
+    if isinstance(node.value, list):
+        return [_flatten(v, path + (i,), out) for i, v in enumerate(node.value)]
+    return node.value
+
+
+def _removes(node: _Node) -> bool:
+    if not isinstance(node.value, dict):
+        return False
+    flag = node.value.get("$remove")
+    return flag is not None and flag.value is True
+
+
+def _item_id(node: _Node):
+    """The id of a list item that merges by id, or None."""
+    if isinstance(node.value, dict) and "id" in node.value:
+        i = node.value["id"].value
+        if _is_id(i):
+            return i
+    return None
+
+
+def _merge_nodes(base: _Node, patch: _Node) -> _Node:
+    if isinstance(base.value, dict) and isinstance(patch.value, dict):
+        out = dict(base.value)
+        for k, v in patch.value.items():
+            if _removes(v):
+                out.pop(k, None)
+            elif k in out:
+                out[k] = _merge_nodes(out[k], v)
             else:
-                base[k] = v
-        return base
-    if isinstance(base, list) and isinstance(patch, list) and all(isinstance(x, dict) and "id" in x for x in patch) \
-            and all(isinstance(x, dict) and "id" in x for x in base):
-        by_id = {x["id"]: i for i, x in enumerate(base)}
-        out = list(base)
+                out[k] = v
+        # a merged mapping stays where the base wrote it; its new and changed values point at the patch
+        return _Node(out, base.span, base.key_span)
+    if isinstance(base.value, list) and isinstance(patch.value, list) \
+            and all(_item_id(x) is not None for x in patch.value) and all(_item_id(x) is not None for x in base.value):
+        by_id = {_item_id(x): i for i, x in enumerate(base.value)}
+        out = list(base.value)
         removed = set()
-        for item in patch:
-            if item.get("$remove") is True:
-                removed.add(item["id"])
-            elif item["id"] in by_id:
-                out[by_id[item["id"]]] = _deep_merge(out[by_id[item["id"]]], item)
+        for item in patch.value:
+            iid = _item_id(item)
+            if _removes(item):
+                removed.add(iid)
+            elif iid in by_id:
+                out[by_id[iid]] = _merge_nodes(out[by_id[iid]], item)
             else:
                 out.append(item)
-        return [x for x in out if x.get("id") not in removed]
+        return _Node([x for x in out if _item_id(x) not in removed], base.span, base.key_span)
     return patch
 
 
-def _spans_under(patch_doc: YamlDoc, _base, _merged) -> dict:
-    return {p: s for p, s in patch_doc.spans.items() if p}
+def merge_yaml_docs(base: YamlDoc, patch: YamlDoc) -> YamlDoc:
+    """`patch` (a NAME.patch.yaml) deep-merged into `base`: mappings merge key by key, lists of
+    items with an `id` merge by id, `$remove: true` deletes. Every value taken from the patch
+    keeps its position in the patch file (at its merged path); the rest keep the base's."""
+    merged = _merge_nodes(_annotate(base, base.data), _annotate(patch, patch.data))
+    out = YamlDoc(base.file, None, {}, base.text, sources={**base.sources, **patch.sources})
+    out.data = _flatten(merged, (), out)
+    return out
 
 
 def _for_check(doc: YamlDoc) -> YamlDoc:

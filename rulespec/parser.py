@@ -15,7 +15,7 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast as A
-from .errors import Diagnostic, RulespecError, Span, source_line_at
+from .errors import Diagnostic, RulespecError, Span, read_source, source_line_at, split_lines
 
 GRAMMAR_PATH = Path(__file__).resolve().parent / "grammar.lark"
 
@@ -69,7 +69,7 @@ def _syntax_error(err: UnexpectedInput, file: str, text: str) -> RulespecError:
     line = getattr(err, "line", 0) or 0
     col = getattr(err, "column", 0) or 0
     if isinstance(err, UnexpectedEOF) or (isinstance(err, UnexpectedToken) and err.token.type == "$END"):
-        lines = text.splitlines() or [""]
+        lines = split_lines(text)       # '\n' only, like Lark's own line numbers
         line, col = len(lines), len(lines[-1]) + 1
         msg = "the file ends in the middle of a declaration"
         expected = getattr(err, "expected", None) or getattr(err, "accepts", None) or []
@@ -394,32 +394,48 @@ def parse_expr(text: str, file: str = "<string>", line: int = 1, column: int = 1
 
 def parse_rules_file(path: str | Path) -> A.Module:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise RulespecError(Diagnostic("RS011", f"file is not valid UTF-8 text ({e.reason})",
-                                       Span(str(path), 1, 1), "save the file as UTF-8")) from None
-    except OSError as e:
-        raise RulespecError(Diagnostic("RS003", f"cannot read file: {e.strerror}", Span(str(path)),
-                                       "check the path exists and is readable")) from None
-    return parse_rules(text, str(path))
+    return parse_rules(read_source(path, "RS011"), str(path))
 
 
 def _shift_spans(node, dline: int, dcol: int) -> None:
-    """Move spans of an expression parsed from a YAML string to its place in the YAML file."""
+    """Move spans of an expression parsed from a one-line YAML string to its place in the file
+    (the column shift applies to the first line only)."""
+    def shift(line, col, _end):
+        return line + dline, col + (dcol if line == 1 else 0)
+    map_spans(node, shift)
+
+
+def map_spans(node, where) -> None:
+    """Rewrite every Span in an AST in place: `where(line, column, is_end)` gives the real
+    (line, column) of a position of the parsed text (e.g. DSL text taken from a YAML block
+    scalar, see yamldata.YamlDoc.text_positions)."""
     import dataclasses
-    if isinstance(node, A.Node):
-        for f in dataclasses.fields(node):
-            v = getattr(node, f.name)
-            if isinstance(v, Span):
-                if v.line:
-                    setattr(node, f.name, Span(v.file, v.line + dline, v.column + (dcol if v.line == 1 else 0),
-                                               v.end_line + dline, v.end_column + (dcol if v.end_line == 1 else 0)))
-            else:
-                _shift_spans(v, dline, dcol)
-    elif isinstance(node, (list, tuple)):
-        for x in node:
-            _shift_spans(x, dline, dcol)
-    elif isinstance(node, dict):
-        for x in node.values():
-            _shift_spans(x, dline, dcol)
+    seen = set()
+
+    def move(v: Span) -> Span:
+        if not v.line:
+            return v
+        line, col = where(v.line, v.column, False)
+        if v.end_line:
+            end_line, end_col = where(v.end_line, v.end_column, True)
+        else:
+            end_line, end_col = v.end_line, v.end_column
+        return Span(v.file, line, col, end_line, end_col)
+
+    stack = [node]                  # iterative: deeply nested expressions must not recurse
+    while stack:
+        n = stack.pop()
+        if isinstance(n, A.Node):
+            if id(n) in seen:
+                continue
+            seen.add(id(n))
+            for f in dataclasses.fields(n):
+                v = getattr(n, f.name)
+                if isinstance(v, Span):
+                    setattr(n, f.name, move(v))
+                elif isinstance(v, (A.Node, list, tuple, dict)):
+                    stack.append(v)
+        elif isinstance(n, (list, tuple)):
+            stack.extend(n)
+        elif isinstance(n, dict):
+            stack.extend(n.values())

@@ -3,7 +3,7 @@
 
     code: RS105
     file: rules/more.rules      # relative to the case folder
-    line: 3                     # 0 = the whole file (unreadable file)
+    line: 3                     # 1-based; an unreadable file is reported at 1:1
     column: 11                  # optional
     severity: warning           # optional (default: error)
     also: [RS121]               # optional: other codes the problem legitimately causes
@@ -307,3 +307,62 @@ def test_rulespec_error_is_the_only_parser_error():
         parse_rules("card x {\n  pp: (1 +\n}\n", "x.rules")
     d = ei.value.first
     assert d.code == "RS010" and d.span.file == "x.rules" and d.span.line == 3 and d.span.column >= 1
+
+
+def test_cli_github_format_without_position():
+    """A diagnostic with no position (a pack that was not found) gives file only, no line=0."""
+    proc = _cli("validate", PACKS / "no_such_pack_here", "--format", "github")
+    assert proc.returncode == 1
+    [line] = [ln for ln in proc.stdout.splitlines() if ln.startswith("::")]
+    assert re.fullmatch(r"::error file=[^,:]+::RS020 .*", line), line
+    _no_traceback(proc)
+
+
+def test_cli_github_format_unreadable_file_is_at_1_1():
+    proc = _cli("validate", BROKEN / "rs003_yaml_path_is_a_folder", "--format", "github")
+    assert re.search(r"^::error file=.+extra\.yaml,line=1,col=1::RS003 ", proc.stdout, re.M), proc.stdout
+
+
+# ------------------------------------------------------------------ positions in YAML data
+def test_patch_spans_follow_the_merged_paths():
+    """Values from a NAME.patch.yaml point into the patch at their merged index (a removal
+    before them shifts the index); untouched values keep the base file's positions."""
+    from rulespec.yamldata import load_yaml_text
+    from rulespec.pack import merge_yaml_docs
+    base = load_yaml_text("cities:\n  - id: a\n    value: 1\n  - id: b\n    value: 2\n  - id: c\n    value: 3\n",
+                          "base.yaml")
+    patch = load_yaml_text("cities:\n  - id: a\n    $remove: true\n  - id: c\n    value: 4\n  - id: d\n    value: 5\n",
+                           "p.yaml")
+    m = merge_yaml_docs(base, patch)
+    assert [c["id"] for c in m.data["cities"]] == ["b", "c", "d"]
+    assert [c["value"] for c in m.data["cities"]] == [2, 4, 5]
+    where = {i: (m.span(("cities", i, "value")).file, m.span(("cities", i, "value")).line) for i in range(3)}
+    assert where == {0: ("base.yaml", 5), 1: ("p.yaml", 5), 2: ("p.yaml", 7)}
+    assert m.source_line(m.span(("cities", 1, "value"))) == "    value: 4"
+    assert m.source_line(m.span(("cities", 0, "value"))) == "    value: 2"
+
+
+@pytest.mark.parametrize("cost", [
+    pytest.param("cost: 2 florin + 1 crwn", id="plain"),
+    pytest.param("cost: '2 florin + 1 crwn'", id="single-quoted"),
+    pytest.param('cost: "2 \\x66lorin + 1 crwn"', id="double-quoted-escape"),
+    pytest.param("cost: |\n  2 florin +\n    1 crwn", id="literal"),
+    pytest.param("cost: >-\n  2 florin +\n  1 crwn", id="folded"),
+    pytest.param("cost: 2 florin +\n  1 crwn", id="plain-two-lines"),
+    pytest.param("cost: \"2 florin +\\\n  \\ 1 crwn\"", id="double-quoted-continued"),
+])
+def test_dsl_in_yaml_is_positioned_where_written(make_pack, cost):
+    """A DSL formula in YAML is reported where its words are written, whatever the scalar style."""
+    more = ("tracks:\n  t:\n    name: T\n    spaces:\n      - points: 1\n        "
+            + cost.replace("\n", "\n        ") + "\n")
+    folder = make_pack("p", {
+        "pack.yaml": "id: p\nname: P\nversion: 1.0.0\nextends: %s\n" % (PACKS / "minimal").as_posix(),
+        "more.yaml": more,
+    })
+    [(line, text)] = [(i, t) for i, t in enumerate(more.split("\n"), 1) if "crwn" in t]
+    report = _validate(folder)
+    hits = [d for d in report.diagnostics if d.code == "RS105" and "crwn" in d.message]
+    assert hits, _show(report.diagnostics, folder)
+    assert (hits[0].span.line, hits[0].span.column) == (line, text.index("crwn") + 1), hits[0].render()
+    assert hits[0].source_line == text
+    assert report.diagnostics == hits, _show(report.diagnostics, folder)

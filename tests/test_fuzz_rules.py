@@ -126,8 +126,8 @@ def test_parse_rules_raises_only_rulespec_error(case):
             assert d.code in ("RS010", "RS011"), d.render()
             assert d.span.file == rel
             _check_diagnostic(d, syntax=True)
-            # (str.splitlines also breaks on \r, \x0c ...: see test_line_numbers_count_only_newlines)
-            assert d.span.line <= max(1, text.count("\n") + 1, len(text.splitlines())), d.render()
+            # lines are counted by '\n' only (see test_line_numbers_count_only_newlines)
+            assert d.span.line <= text.count("\n") + 1, d.render()
     except Exception:  # noqa: BLE001
         pytest.fail(f"parse_rules raised a non-RulespecError on:\n{text!r}\n{traceback.format_exc()}")
 
@@ -158,6 +158,14 @@ def test_invalid_utf8_in_rules_file_is_rs011(scratch, prefix_lines, junk):
     assert hits, [d.render() for d in report.diagnostics]
     for d in hits:
         _check_diagnostic(d)
+    # reported at the first bad byte, not at 1:1
+    try:
+        junk.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = junk[:e.start]
+        line = prefix_lines + 1 + before.count(b"\n")
+        column = len(before[before.rfind(b"\n") + 1:].decode("utf-8")) + 1
+    assert any((d.span.line, d.span.column) == (line, column) for d in hits), [d.render() for d in hits]
 
 
 def _is_bad_utf8(b: bytes) -> bool:
@@ -178,6 +186,23 @@ def test_invalid_utf8_direct():
             parse_rules_file(p)
         d = ei.value.first
         assert d.code == "RS011" and d.span.file == str(p) and d.span.line >= 1 and d.span.column >= 1
+        p.write_bytes(b'symbol crown "Crown" {}\n# caf\xc3\xa9 ok\ncard x { doc: "caf\xe9" }\n')
+        with pytest.raises(RulespecError) as ei:
+            parse_rules_file(p)
+        d = ei.value.first
+        assert (d.code, d.span.line, d.span.column) == ("RS011", 3, 19), d.render()
+        assert d.source_line.startswith('card x { doc: "caf')
+
+
+def test_invalid_utf8_in_yaml_is_rs001_at_the_bad_byte():
+    from rulespec.yamldata import load_yaml_file
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "bad.yaml"
+        p.write_bytes(b"a: 1\nb: \xc3\xa9t\xe9\n")
+        with pytest.raises(RulespecError) as ei:
+            load_yaml_file(p)
+        d = ei.value.first
+        assert (d.code, d.span.line, d.span.column) == ("RS001", 2, 6), d.render()
 
 
 @pytest.mark.parametrize("text", [
@@ -203,13 +228,30 @@ LINE_BREAK_CASES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rulespec bug: Lark counts lines by '\\n' only, but parser._syntax_error (end-of-file position) and "
-    "errors.source_line_at use str.splitlines(), which also splits on \\r, \\x0b, \\x0c, \\x1c-\\x1e, "
-    "\\x85, \\u2028/9: the EOF error lands on a line past the end of the file and the caret is drawn "
-    "under the wrong source line"))
+def test_crlf_source_lines_have_no_carriage_return():
+    with pytest.raises(RulespecError) as ei:
+        parse_rules("symbol crown {}\r\ncard x { pp: $ }\r\n", "crlf.rules")
+    d = ei.value.first
+    assert (d.span.line, d.span.column, d.source_line) == (2, 14, "card x { pp: $ }")
+
+
+def test_yaml_line_numbers_count_only_newlines():
+    """PyYAML itself also breaks lines on \\u2028, \\x85 and a lone \\r; our spans do not."""
+    from rulespec.yamldata import load_yaml_text
+    doc = load_yaml_text('a: "x\u2028y"\nb: 2\n', "d.yaml")
+    assert (doc.span(("b",)).line, doc.span(("b",)).column) == (2, 4)
+    assert doc.key_span(("b",)).line == 2 and doc.key_span(("b",)).column == 1
+    with pytest.raises(RulespecError) as ei:
+        load_yaml_text('a: "x\u2028y"\nb: [1\n', "d.yaml")
+    d = ei.value.first
+    assert d.code == "RS001" and d.span.line <= 3, d.render()
+
+
 @pytest.mark.parametrize("text,line,source", LINE_BREAK_CASES)
 def test_line_numbers_count_only_newlines(text, line, source):
+    r"""Lark counts lines by '\n' only; the end-of-file position and the source line shown under
+    a diagnostic must count the same way (not str.splitlines(), which also breaks on \r, \x0c,
+    \x85, \u2028 ...)."""
     with pytest.raises(RulespecError) as ei:
         parse_rules(text, "lines.rules")
     d = ei.value.first

@@ -15,7 +15,7 @@ from rulespec.pack import Pack, load_pack_collecting
 
 # kinds whose declarations must be referenced somewhere to be useful
 # (options and symbols are also read by the engine itself, so they are not reported)
-REFERENCE_ONLY_KINDS = ("action", "procedure", "war_bonus", "ability", "table")
+REFERENCE_ONLY_KINDS = ("action", "procedure", "war_bonus", "ability", "table", "formula")
 
 
 @dataclass

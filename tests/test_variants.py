@@ -1,0 +1,87 @@
+"""The seven house rules of the developers' guide, each written as an overlay pack with no
+Python (tests/packs/variants/): they validate, change exactly what they say, and play."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from interpreter.api import Engine
+from rulespec.pack import load_pack
+from rulespec.show import pack_diff
+from validator.static import validate_pack
+
+VARIANTS = Path(__file__).parent / "packs" / "variants"
+NAMES = sorted(p.name for p in VARIANTS.iterdir() if (p / "pack.yaml").is_file())
+
+EXPECTED_DIFF = {
+    "govern_three_tiles": ("changed", "formula tiles_per_govern_symbol.value"),
+    "annex_two_roads": ("changed", "formula annex_by_road.value"),
+    "cathedral_defence": ("added", "ability cathedral_walls"),
+    "tax_action": ("added", "action tax"),
+    "five_years": ("added", "end_condition five_years"),
+    "fourth_power": ("added", "alliance venice_league"),
+    "trade_then_scheme": ("added", "action trade_then_scheme"),
+}
+
+
+@pytest.fixture(scope="module")
+def base():
+    return load_pack("base_3to5")
+
+
+def test_all_seven_variants_exist():
+    assert set(NAMES) == set(EXPECTED_DIFF)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_variant_validates_and_changes_what_it_says(name, base):
+    report = validate_pack(VARIANTS / name)
+    assert not report.errors, "\n".join(d.render() for d in report.errors)
+    rows = pack_diff(report.pack, base)
+    change, what = EXPECTED_DIFF[name]
+    assert any(r[0] == change and r[1] == what for r in rows), rows
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_variant_plays(name):
+    engine = Engine(load_pack(VARIANTS / name))
+    rng = random.Random(3)
+    s = engine.new_game(4, seed=3)
+    for _ in range(400):
+        if engine.is_over(s):
+            break
+        s = engine.apply(s, rng.choice(engine.legal_moves(s)))
+
+
+def test_five_years_variant_ends_random_games_after_year_five():
+    engine = Engine(load_pack(VARIANTS / "five_years"))
+    rng = random.Random(1)
+    s = engine.new_game(3, seed=1)
+    while not engine.is_over(s):
+        s = engine.apply(s, rng.choice(engine.legal_moves(s)))
+    assert s["year"] == 5 and not s.get("unfinished")
+    assert set(engine.scores(s)) == {"red", "yellow", "green"}
+
+
+def _engine_with(name, players=4, seed=1):
+    engine = Engine(load_pack(VARIANTS / name) if name else load_pack("base_3to5"))
+    return engine, engine.new_game(players, seed=seed)
+
+
+def test_annex_within_two_roads_reaches_further():
+    base_engine, s = _engine_with(None)
+    two, t = _engine_with("annex_two_roads")
+    rt_base, rt_two = base_engine.runtime(s), two.runtime(t)
+    # Siena is two roads from Pisa... and Florence is Red's: count cities reachable by road
+    reach_base = {c for c in s["cities"] if any(rt_base.formula("annex_by_road", [o, c], {}, {}) for o in ("florence", "pisa"))}
+    reach_two = {c for c in t["cities"] if any(rt_two.formula("annex_by_road", [o, c], {}, {}) for o in ("florence", "pisa"))}
+    assert reach_base < reach_two
+    assert "ravenna" in reach_base and "ancona" in reach_two - reach_base
+
+
+def test_fourth_power_is_a_fourth_alliance_in_play():
+    engine, s = _engine_with("fourth_power")
+    assert set(s["alliances"]) == {"france", "hre", "ottoman", "venice_league"}
+    assert engine.rs.alliances["venice_league"]["bonus"] == {"cavalry": 1}
