@@ -49,10 +49,12 @@ def setup_for(setup: dict, players: int) -> dict:
     raise RulespecError(f"the pack has no setup for {players} players", code="RS123")
 
 
-def initial_state(rs, colours: list, seed: int, options: dict | None = None) -> dict:
+def initial_state(rs, colours: list, seed: int, options: dict | None = None, count: int | None = None) -> dict:
+    """The setup position for these colours (count: the player count whose setup applies,
+    by default the number of colours)."""
     pack = rs.pack
     setup = pack.data["setup"].data
-    n = len(colours)
+    n = count or len(colours)
     pc = setup_for(setup, n)
     board = Board.from_pack_data(pack.data["map"].data, setup, n)
     col_defs = {c["id"]: c for c in setup.get("colours", [])}

@@ -46,6 +46,8 @@ def validate_pack(ref) -> Report:
     report.diagnostics.extend(check_map_data(pack))
     report.diagnostics.extend(check_components(pack))
     report.diagnostics.extend(check_unused(pack, referenced))
+    if not report.errors:
+        report.diagnostics.extend(check_constraints_at_setup(pack))
     report.diagnostics.sort(key=lambda d: (d.severity != "error", d.span.file, d.span.line, d.span.column))
     return report
 
@@ -99,4 +101,47 @@ def check_unused(pack: Pack, referenced: set) -> list:
             out.append(Diagnostic("RS200", f"{kind} '{id_}' is declared but never used", span,
                                   f"use it somewhere, or remove it (`remove {kind} {id_}` in an overlay)",
                                   severity="warning", source_line=source_line_at(span.file, span.line)))
+    return out
+
+
+def check_constraints_at_setup(pack: Pack) -> list:
+    """RS140: a constraint that already fails in the setup position of a supported player
+    count can never hold in a legal game (static: no move is played)."""
+    if "setup" not in pack.data or "map" not in pack.data or not pack.of_kind("game"):
+        return []
+    from interpreter.ruleset import Ruleset
+    from interpreter.runtime import Runtime
+    from interpreter.state import initial_state, setup_for
+    from rulespec.board import Board
+    out = []
+    try:
+        rs = Ruleset.build(pack)
+    except RulespecError as e:
+        return e.diagnostics
+    for n in pack.players:
+        try:
+            pc = setup_for(pack.data["setup"].data, n)
+            state = initial_state(rs, list(pc["colours"]), 0, count=n)
+            rt = Runtime(rs, state, Board.from_pack_data(pack.data["map"].data, pack.data["setup"].data, n))
+        except (RulespecError, KeyError, TypeError):
+            continue        # setup problems are reported by the map/setup checks
+        for c in rs.constraints:
+            if c["check"] is None:
+                continue
+            players = state["players"] if c["scope"] == "player" else [None]
+            for p in players:
+                try:
+                    ok = c["check"](rt, {"player": p})
+                except Exception as e:       # a formula that cannot even be evaluated
+                    ok, why = False, f" (evaluating it failed: {type(e).__name__})"
+                else:
+                    why = ""
+                if not ok:
+                    d = c["decl"]
+                    span = d.fields["check"].span if "check" in d.fields else d.span
+                    out.append(Diagnostic("RS140", f"constraint '{d.id}' is already broken at the start of a "
+                                          f"{n}-player game{f' for {p}' if p else ''}{why}", span,
+                                          "a constraint must hold in every legal position, starting with setup",
+                                          source_line=source_line_at(span.file, span.line)))
+                    break
     return out
