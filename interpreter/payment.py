@@ -99,6 +99,18 @@ def _may_run(rt, player, proc) -> bool:
 
 def _taps(rt, k) -> list:
     srcs = _sources(rt, k)
+    # "First use the resources provided from the Action card and its Improvement, then
+    # supplement them": while a Room card can still help, only Room cards may be tapped.
+    missing = {s for alt in k["need"] for s, n in alt.items()
+               if n > (rt.florins(k["player"]) if s == FLORIN else k["pool"].get(s, 0))}
+    room_first = [(sid, sym) for sid, sym in srcs if sid.startswith("room.") and missing & set(sym)]
+    if room_first:
+        srcs = room_first + [x for x in srcs if not x[0].startswith("room.")]
+        return [t for t in _taps_of(rt, k, srcs) if t.split()[1].startswith("room.")] or _taps_of(rt, k, srcs)
+    return _taps_of(rt, k, srcs)
+
+
+def _taps_of(rt, k, srcs) -> list:
     treasury = rt.florins(k["player"])
     out = []
     for i, (sid, sym) in enumerate(srcs):

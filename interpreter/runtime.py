@@ -759,6 +759,8 @@ class Runtime(PalaceMixin, FightMixin):
             self.v_take_war_token(env, [n], kw, span)
         elif what in self.rs.symbols:
             k = self._payment_in_progress()
+            if n <= 0:
+                return
             if k is None:
                 self.log(f"{p} gains {n} {what} (not storable: lost)")
             else:
@@ -823,6 +825,7 @@ class Runtime(PalaceMixin, FightMixin):
                     st["pos"][p] = new
                     self.state["seq"] += 1
                     st["seq"][p] = self.state["seq"]
+                    self._open_spaces(p)      # the 5-city Cortigiano space comes and goes
 
     def v_take_tile(self, env, args, kw, span):
         t, side = args[0], (args[1] if len(args) > 1 else None)
@@ -1136,7 +1139,8 @@ class Runtime(PalaceMixin, FightMixin):
     def v_end_phase(self, env, args, kw, span):
         self.state["marks"] = []
         self.state["fresh"] = []
-        self.state.pop("fight", None)
+        if "fight" in self.state:          # kept for the API until the next fight starts
+            self.state["last_fight"] = self.state.pop("fight")
         return self.v_check_end(env, [f"end_of_{args[0]}"], {}, span)
 
     def v_check_end(self, env, args, kw, span):

@@ -129,6 +129,7 @@ def cmd_play(args) -> int:
     from interpreter.bots import play_game
     from interpreter.replay import write_log
     from rulespec.pack import load_pack
+    from rich.markup import escape
     from rich.table import Table
     con = _console()
     engine = Engine(load_pack(args.pack))
@@ -145,9 +146,9 @@ def cmd_play(args) -> int:
             con.print(f"[bold]Year {before['year']}[/bold]")
         if not args.quiet:
             prompt = pending.get("prompt") or pending.get("kind")
-            con.print(f"  {who}: {mv}   [dim]({prompt})[/dim]")
+            con.print(f"  {who}: {escape(mv)}   [dim]({escape(str(prompt))})[/dim]")
         for e in events:
-            con.print(f"  [yellow]{e}[/yellow]")
+            con.print(f"  [yellow]{escape(e)}[/yellow]")
 
     state, moves = play_game(engine, players, args.seed, args.bots, on_move=on_move)
     if args.log:
@@ -156,6 +157,9 @@ def cmd_play(args) -> int:
     if not engine.is_over(state):
         con.print(f"[red]the game stopped before its end after {len(moves)} moves[/red]")
         return 1
+    if state.get("unfinished"):
+        con.print(f"[red]no end condition was met within the pack's bound of "
+                  f"{engine.rs.game.get('max_years')} years: scores at that point[/red]")
     scores = engine.scores(state)
     table = Table(title=f"Final scores after {len(moves)} moves, Year {state['year']}")
     cats = [s["id"] for s in engine.rs.scoring]

@@ -114,9 +114,12 @@ def _span_of(file, meta_or_token) -> Span:
 
 
 def _unquote(s: str) -> str:
+    import warnings
     try:
-        return pyast.literal_eval(s)
-    except (ValueError, SyntaxError):
+        with warnings.catch_warnings():      # "invalid escape sequence" is not the user's problem here
+            warnings.simplefilter("ignore")
+            return pyast.literal_eval(s)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
         return s[1:-1]
 
 

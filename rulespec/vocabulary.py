@@ -82,6 +82,7 @@ FUNCTIONS: dict[str, Sig] = {
     "reductions": Sig(("cost", "number"), "set:cost", "the cost with n symbols of the payer's choice waived"),
     "war_bonuses": Sig(("player", "str"), "set:war_bonus", "War Bonuses the player may use now as 'attack', 'defence' or 'battle'"),
     "fight_bonus": Sig(("player",), "number", "War Bonus strength the player used in the current fight"),
+    "fight_total": Sig(("str",), "number", "the sum of the terms recorded for a side of the current fight"),
 }
 
 ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
@@ -179,12 +180,13 @@ VERBS: dict[str, Sig] = {
     "set_turn_order": Sig(("set:player",), "none", "set the turn order"),
     "move_marker": Sig(("number",), "none", "move the Action marker clockwise by rooms"),
     "end_game": Sig((), "none", "end the game now"),
-    "log": Sig(("str",), "none", "write a line to the game account"),
+    "log": Sig(("*any",), "none", "write a line to the game account: log(\"Siege:\", attack, \"against\", defence)"),
     "mark": Sig(("any", "str"), "none", "set a flag on a thing until the end of the phase"),
     "move_card": Sig(("any", "any"), "none", "move a card to a Cortigiano edge ('left'/'right') or a Room (slot: action|improvement)"),
     "place_marker": Sig(("room",), "none", "put the Action marker on a Room (first Spring)"),
     "take_trophy": Sig(("player",), "none", "take an opponent's disc as a Trophy"),
     "start_fight": Sig(("city",), "none", "begin a Siege or Battle: War Bonus totals start at 0"),
+    "fight_term": Sig(("str", "str", "number"), "none", "record one term of a side's strength (the fight's explanation)"),
     "use_war_bonus": Sig(("any",), "none", "use a War Bonus in the current fight (flip its source, spend a token...)"),
     "use_bottom": Sig(("any",), "none", "the card's bottom can pay nothing else in this action"),
     "play_phase": Sig(("phase",), "none", "play a phase: before, each player in turn order, after; then end conditions"),
