@@ -1103,18 +1103,15 @@ class Runtime(PalaceMixin, FightMixin):
         self.state["turn_order"] = order
 
     def v_move_marker(self, env, args, kw, span):
+        """Move the Action marker clockwise; what passing an arrow does is pack rules."""
         p = kw.get("player", env.get("player"))
         pl = self.P(p)
         n = int(args[0])
         rooms = len(pl["rooms"])
-        pal = self._palace(p)
         pos = pl["marker"]
+        if pos is None:
+            raise Abort("the Action marker is not on a Room yet", span)
         for _ in range(n):
-            arrow = pal["rooms"][pos]["arrow_after"] if pal else None
-            if arrow:
-                for s in pl["court"]:
-                    if s["side"] == arrow:
-                        s["exhausted"] = False
             pos = (pos + 1) % rooms
         pl["last_room"] = pl["marker"]
         pl["marker"] = pos
