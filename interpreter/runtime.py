@@ -159,7 +159,9 @@ class Runtime(PalaceMixin, FightMixin):
         return sum(1 for r in self.P(p)["rooms"] if r["indulgence"])
 
     def a_player_cortigiano_spaces(self, p):
-        return sum(1 for s in self.P(p)["court"] if s["open"])
+        """How many Cortigiano spaces the player is entitled to now (base + Titles, bonuses and
+        track spaces, at most the Palace's maximum)."""
+        return self._space_capacity(p)
 
     def a_player_war_tokens(self, p):
         return self.P(p)["war_tokens"]
@@ -901,8 +903,7 @@ class Runtime(PalaceMixin, FightMixin):
             self.v_gain(env, ["agent", 1], {"player": p}, span)
         self._open_spaces(p)
 
-    def _open_spaces(self, p):
-        """Open Cortigiano spaces = base + titles/bonuses granting spaces (+ track spaces), max 6."""
+    def _space_capacity(self, p):
         pl = self.P(p)
         pal = self._palace(p)
         extra = sum(self.item(x).get("cortigiano", 0) for x in self.a_player_tiles(p) + pl["outside"])
@@ -910,24 +911,26 @@ class Runtime(PalaceMixin, FightMixin):
             pos = self.state["tracks"][tid]["pos"].get(p, 0)
             extra += max([sp["cortigiano"] for sp in tr["spaces"][: pos + 1]] or [0])
         base = (pal["left"] + pal["right"]) if pal else 3
-        want = min(pal["max"] if pal else 6, base + extra)
+        return min(pal["max"] if pal else 6, base + extra)
+
+    def _open_spaces(self, p):
+        """Open or close shaded Cortigiano spaces to match the capacity. A space holding a card
+        is never closed here: the pack's rules make the player discard first (war.rules), and
+        the emptied space closes then."""
+        pl = self.P(p)
+        want = self._space_capacity(p)
         opened = [s for s in pl["court"] if s["open"]]
         shaded = [s for s in pl["court"] if not s["open"]]
         while len(opened) < want and shaded:
             s = shaded.pop(0)
             s["open"] = True
             opened.append(s)
-        while len(opened) > want:
-            s = next((s for s in reversed(opened) if s["card"] is None), opened[-1])
-            if s["card"]:
-                empty = next((e for e in pl["court"] if e["open"] and e["card"] is None and e is not s), None)
-                if empty:
-                    empty["card"], empty["exhausted"] = s["card"], s["exhausted"]
-                else:
-                    self._discard(p, s["card"])
-                s["card"] = None
-            s["open"] = False
-            opened.remove(s)
+        for s in reversed(list(opened)):
+            if len(opened) <= want:
+                break
+            if s["card"] is None:
+                s["open"] = False
+                opened.remove(s)
 
     def v_discard(self, env, args, kw, span):
         p = kw.get("player", env.get("player"))
@@ -947,6 +950,7 @@ class Runtime(PalaceMixin, FightMixin):
                 r["indulgence"], found = None, True
         if not found:
             raise Abort(f"{p} has no card {x}")
+        self._open_spaces(p)
         t = type_of(x)
         item = self.item(x)
         if item.get("type") == "notable" and t in self.state["supply"]["notables"]:
