@@ -17,6 +17,28 @@ class RandomBot:
         return moves[self.rng.randrange(len(moves))]
 
 
+class EagerBot(RandomBot):
+    """Random, but keen: says yes to 'optional' steps 80% of the time, prefers larger numbers
+    when choosing how many, and rarely stops an up-to choice early. Only looks at the shape of
+    decisions (never at what they mean), so it works for any pack; it makes things happen
+    (wars, purchases) more often than uniform play does."""
+
+    name = "eager"
+
+    def choose(self, engine, state, moves):
+        pending = state["vm"]["pending"] or {}
+        rng = self.rng
+        if pending.get("kind") == "optional" and "yes" in moves:
+            return "yes" if rng.random() < 0.8 else "no"
+        opts = pending.get("options") or []
+        if pending.get("kind") == "choose" and opts and all(isinstance(o, int) for o in opts):
+            upper = [m for m in moves if m != "done"][len(moves) // 2:]
+            return rng.choice(upper or moves)
+        if "done" in moves and len(moves) > 1 and rng.random() < 0.8:
+            moves = [m for m in moves if m != "done"]
+        return moves[rng.randrange(len(moves))]
+
+
 class FirstBot:
     """Always the first legal move: deterministic, handy for tests."""
 
@@ -62,7 +84,7 @@ class GreedyBot:
         return pool[self.rng.randrange(len(pool))]
 
 
-BOTS = {"random": RandomBot, "first": FirstBot, "greedy": GreedyBot}
+BOTS = {"random": RandomBot, "eager": EagerBot, "first": FirstBot, "greedy": GreedyBot}
 
 
 def play_game(engine, players, seed: int, bot: str = "random", max_moves: int = 200_000,

@@ -579,11 +579,10 @@ class Runtime(PalaceMixin, FightMixin):
         return out
 
     def f_agent_at(self, where):
-        if where in self.state["cities"]:
-            return self.state["cities"][where]["agent"]
-        if where in self.state["alliances"]:
-            return self.state["alliances"][where]["agent"]
-        return None
+        try:
+            return self._agent_slot(where)["agent"]
+        except Abort:
+            return None
 
     def f_troops_at(self, c, p=None):
         s = self.C(c)
@@ -1160,7 +1159,8 @@ class Runtime(PalaceMixin, FightMixin):
         if self.state["ending"] or self.state["over"]:
             self.state["over"] = True
             return
-        if self.state["year"] >= self.rs.game.get("max_years", 30):
+        bound = self.state["options"].get("max_years") or self.rs.game.get("max_years", 30)
+        if self.state["year"] >= bound:
             self.state["over"] = True
             self.state["unfinished"] = True     # reported by validation as RS304
             return
