@@ -53,6 +53,7 @@ class Engine:
             players = list(pc["colours"])
         st = initial_state(self.rs, list(players), seed, options)
         rt = self.runtime(st)
+        rt.place_measured_tracks()
         st["phase"] = "play"
         vm.push(rt, self.rs.game["year"], {"player": None})
         if self.rs.game.get("setup") is not None:      # on top of the stack: runs first
@@ -185,6 +186,10 @@ def _copy(state):
 
 
 def _fmt(v) -> str:
+    """A choice as it is written in a move: ids and numbers as they are, costs as '1 crown + 2 ship'."""
+    if isinstance(v, list) and v and all(isinstance(a, dict) for a in v):
+        from .costs import describe
+        return describe(v)
     return str(v)
 
 

@@ -20,8 +20,9 @@ from . import costs
 
 
 # Instruction opcodes (first element of each instruction tuple)
-LET, SET, IF, CHOOSE, FOR, REPEAT, OPTIONAL, EITHER, PAY, REQUIRE, CALL = range(11)
-OPNAMES = ["let", "set", "if", "choose", "for", "repeat", "optional", "either", "pay", "require", "call"]
+LET, SET, IF, CHOOSE, FOR, REPEAT, OPTIONAL, EITHER, PAY, REQUIRE, CALL, BREAK = range(12)
+OPNAMES = ["let", "set", "if", "choose", "for", "repeat", "optional", "either", "pay", "require", "call", "break"]
+LOOPS = (FOR, REPEAT, CHOOSE)
 
 
 @dataclass
@@ -291,6 +292,8 @@ class Compiler:
             return (PAY, sp, f, s.as_name)
         if t is A.Require:
             return (REQUIRE, sp, self.fn(s.cond, scope), s.message)
+        if t is A.Break:
+            return (BREAK, sp)
         if t is A.CallStmt:
             args = [self.fn(a, scope) for a in s.args]
             # the first argument of perform/run names a declaration: keep it as a plain id

@@ -113,8 +113,9 @@ def _taps(rt, k) -> list:
 def _taps_of(rt, k, srcs) -> list:
     treasury = rt.florins(k["player"])
     out = []
+    virtual = _virtual_sources(rt, k["player"])
     for i, (sid, sym) in enumerate(srcs):
-        rest = srcs[:i] + srcs[i + 1:]
+        rest = srcs[:i] + srcs[i + 1:] + virtual
         for s, n in sym.items():
             pool = dict(k["pool"])
             t = treasury
@@ -150,9 +151,19 @@ def describe_need(k) -> str:
     return costs.describe(k["need"])
 
 
+def _virtual_sources(rt, player) -> list:
+    """What the pack's during-payment procedures could add (e.g. an Indulgence's Crown)."""
+    out = []
+    for p in rt.rs.payment_procedures:
+        c = rt.rs.procedures[p]
+        if c.provides and _may_run(rt, player, p):
+            out.append((f"run:{p}", c.provides))
+    return out
+
+
 def can_pay(rt, player, cost, ctx) -> bool:
     """Whether `player` could pay `cost` now (used by `can_pay(...)` in rules)."""
     cost = costs.as_cost(cost)
-    srcs = rt.payment_sources(player, ctx)
+    srcs = rt.payment_sources(player, ctx) + _virtual_sources(rt, player)
     treasury = rt.florins(player)
     return any(_feasible(alt, {}, treasury, srcs) for alt in cost)

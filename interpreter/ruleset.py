@@ -24,6 +24,7 @@ class Callable_:
     effect: int             # block index
     requires: object        # fn or None
     decl: Decl
+    provides: dict = None   # symbols a during-payment procedure can add
 
 
 # global names through which a per-player formula can see other players' things
@@ -172,6 +173,7 @@ class Ruleset:
         self.procedures[d.id] = self._callable(d)
         if self.static(d, "during_payment", False):
             self.payment_procedures.append(d.id)
+            self.procedures[d.id].provides = self.symbols_of(d, "provides")
 
     def _k_symbol(self, d):
         self.symbols[d.id] = {"storable": bool(self.static(d, "storable", False)), "name": d.title or d.id}

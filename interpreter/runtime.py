@@ -332,6 +332,8 @@ class Runtime(PalaceMixin, FightMixin):
                 return inst_vars[name]
             if "@" in obj:
                 return self.war_bonus_field(obj, name, env)
+            if obj in self.rs.war_bonuses:
+                return self.war_bonus_field(obj + "@", name, env)
             if obj.startswith("space:"):
                 return self.space_field(obj, name, env)
             if self.is_card(obj) or self.is_tile(obj):
@@ -504,6 +506,18 @@ class Runtime(PalaceMixin, FightMixin):
         marks = self.state.setdefault("marks", [])
         if [args[0], args[1]] not in marks:
             marks.append([args[0], args[1]])
+
+    def f_without(self, cost, symbol, n):
+        out = []
+        for alt in costs.as_cost(cost):
+            d = dict(alt)
+            if symbol in d:
+                d[symbol] = max(0, d[symbol] - int(n or 0))
+                if not d[symbol]:
+                    del d[symbol]
+            if d not in out:
+                out.append(d)
+        return out
 
     def f_reductions(self, cost, n):
         """Every way to waive n symbols of a cost (one alternative per result)."""
@@ -805,6 +819,9 @@ class Runtime(PalaceMixin, FightMixin):
         p = kw.get("player", env.get("player"))
         s = self.C(c)
         s["controller"] = p
+        n = s["besiegers"].pop(p, 0)          # the besiegers now hold the City
+        if n:
+            s["troops"][p] = s["troops"].get(p, 0) + n
         self._cities_moved(p)
 
     def v_remove_disc(self, env, args, kw, span):
@@ -813,6 +830,18 @@ class Runtime(PalaceMixin, FightMixin):
         s["controller"] = None
         if old:
             self._cities_moved(old)
+
+    def place_measured_tracks(self):
+        """Setup: tracks that measure something (the Cities track) start where they measure;
+        their stacks follow the turn order, first player on top."""
+        order = self.state["turn_order"]
+        for tid, tr in self.rs.tracks.items():
+            if tr["measures"] is None:
+                continue
+            st = self.state["tracks"][tid]
+            for i, p in enumerate(order):
+                st["pos"][p] = int(tr["measures"](self, {"player": p}) or 0)
+                st["seq"][p] = len(order) - i
 
     def _cities_moved(self, p):
         """Keep a `measures`-driven track (the Cities track) in step with the board."""
@@ -832,18 +861,22 @@ class Runtime(PalaceMixin, FightMixin):
         t, side = args[0], (args[1] if len(args) > 1 else None)
         p = kw.get("player", env.get("player"))
         pl = self.P(p)
-        sup = self.state["supply"]["tiles"]
-        inst = t if t in sup else next((x for x in sup if type_of(x) == type_of(t)), None)
+        inst = None
+        # an exact tile held by another player moves over (conquest: City and Cathedral tiles)
+        for q, ql in self.state["p"].items():
+            for tt in ql["tiles"]:
+                if tt["id"] == t:
+                    ql["tiles"].remove(tt)
+                    inst = t
+                    break
+            if inst:
+                break
         if inst is None:
-            # a city tile held by another player moves over (conquest)
-            for q, ql in self.state["p"].items():
-                for tt in ql["tiles"]:
-                    if tt["id"] == t:
-                        ql["tiles"].remove(tt)
-                        inst = t
-                        break
-        else:
-            sup.remove(inst)
+            for pile in (self.state["supply"]["tiles"], self.state["supply"]["bonuses"]):
+                inst = t if t in pile else next((x for x in pile if type_of(x) == type_of(t) and "#" not in t), None)
+                if inst is not None:
+                    pile.remove(inst)
+                    break
         if inst is None:
             raise Abort(f"no tile {t} left in the supply", span)
         if side is None:

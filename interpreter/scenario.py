@@ -57,16 +57,24 @@ def _get(root, path: str):
     return cur
 
 
+# mappings whose keys are open-ended (a player's troops in a city, per-player positions...):
+# a `given` path may add a new key there; anywhere else a path must already exist, so a typo
+# is reported instead of silently adding data
+OPEN_MAPS = {"troops", "besiegers", "pos", "seq", "options", "vars", "notables"}
+
+
 def _set(root, path: str, value):
     parts = path.split(".")
     cur = root
     for part in parts[:-1]:
-        cur = cur[int(part)] if isinstance(cur, list) else cur.setdefault(part, {})
+        cur = cur[int(part)] if isinstance(cur, list) else cur[part]
     last = parts[-1]
     if isinstance(cur, list):
         cur[int(last)] = value
-    else:
+    elif last in cur or parts[-2:-1] and parts[-2] in OPEN_MAPS:
         cur[last] = value
+    else:
+        raise KeyError(last)
 
 
 def lookup(engine, state, path: str):
@@ -118,7 +126,10 @@ def start(engine, state, spec: dict, doc=None):
     state["vm"] = {"frames": [], "pending": None}
     state["phase"] = spec.get("phase", state.get("phase"))
     env = {"player": spec.get("player")}
-    result = rt.verb(kind, env, [target], dict(spec.get("args") or {}), Span("<scenario>"))
+    args = dict(spec.get("args") or {})
+    if any(p == "player" for p, _ in table[target].params):
+        args.setdefault("player", spec.get("player"))
+    result = rt.verb(kind, env, [target], args, Span("<scenario>"))
     vm.push(rt, result[0], result[1], scope=True)
     try:
         vm.run(rt)

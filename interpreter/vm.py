@@ -278,9 +278,26 @@ def x_call(rt, fr, ins, returned):
     fr["pc"] += 1
 
 
+def x_break(rt, fr, ins, returned):
+    """Pop frames down to the innermost loop instruction of this procedure and leave it."""
+    frames = rt.state["vm"]["frames"]
+    while frames:
+        top = frames[-1]
+        code = rt.program.blocks[top["b"]]
+        op = code[top["pc"]][0] if top["pc"] < len(code) else None
+        is_loop = op in (C.FOR, C.REPEAT) or (op == C.CHOOSE and (top["k"] or {}).get("optional"))
+        if top is not fr and is_loop and top["k"] is not None:
+            _next(top)
+            return
+        if top.get("scope"):
+            break
+        frames.pop()
+    raise Abort("`break` outside a loop", ins[1])
+
+
 _EXEC = {C.LET: x_let, C.SET: x_set, C.IF: x_if, C.FOR: x_for, C.REPEAT: x_repeat,
          C.CHOOSE: x_choose, C.OPTIONAL: x_optional, C.EITHER: x_either, C.PAY: x_pay,
-         C.REQUIRE: x_require, C.CALL: x_call}
+         C.REQUIRE: x_require, C.CALL: x_call, C.BREAK: x_break}
 
 
 def _where(sp: Span) -> str:

@@ -228,6 +228,11 @@ class Require(Stmt):
 
 
 @dataclass
+class Break(Stmt):
+    """Leave the innermost loop (for, repeat, choose ... up_to)."""
+
+
+@dataclass
 class CallStmt(Stmt):
     """A primitive verb (flip, place_disc, gain, ...) or a procedure/action call."""
     verb: str

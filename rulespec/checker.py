@@ -287,6 +287,8 @@ class Checker:
                           f"of things, but this is {_words(it)}", s.iter.span, "e.g. `cities`, `player.tiles`, `[a, b]`")
             inner = dict(env)
             inner[s.var] = it[4:] if it.startswith("set:") else "any"
+            if isinstance(s, A.For) or s.up_to is not None:
+                inner["__loop__"] = "any"
             if isinstance(s, A.Choose):
                 if s.up_to is not None:
                     self.want(s.up_to, "number", env)
@@ -297,7 +299,7 @@ class Checker:
             self.block(s.body, inner)
         elif isinstance(s, A.Repeat):
             self.want(s.count, "number", env)
-            self.block(s.body, dict(env))
+            self.block(s.body, {**env, "__loop__": "any"})
         elif isinstance(s, A.OptionalStmt):
             if s.by is not None:
                 self.want(s.by, "player", env)
@@ -317,6 +319,10 @@ class Checker:
             self.want(s.cond, "bool", env)
         elif isinstance(s, A.CallStmt):
             self.call_stmt(s, env)
+        elif isinstance(s, A.Break):
+            if not env.get("__loop__"):
+                self.diag("RS106", "`break` outside a loop", s.span,
+                          "`break` leaves the innermost `for`, `repeat` or `choose ... up_to` loop")
 
     def call_stmt(self, s: A.CallStmt, env):
         sig = VERBS.get(s.verb)

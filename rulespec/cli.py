@@ -185,7 +185,12 @@ def cmd_scenario(args) -> int:
     from interpreter.scenario import run_scenario
     failed = 0
     for f in args.files:
-        out = run_scenario(f)
+        try:
+            out = run_scenario(f)
+        except RulespecError as e:          # a broken scenario file fails alone
+            failed += 1
+            print(f"FAIL  {f}: cannot run\n{e.render()}")
+            continue
         if out.ok:
             print(f"ok    {f}: {out.name} ({out.moves} moves)")
         else:

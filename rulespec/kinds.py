@@ -188,6 +188,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "effect": F("effect", True, "the steps"),
         "requires": F("expr:bool", doc="when it may be run"),
         "during_payment": F("bool", doc="offered as a move while the player pays a cost (e.g. an Indulgence for a Crown)"),
+        "provides": F("symbols", doc="symbols it can add to a payment (counted by can_pay)"),
     }),
     _k("formula", "a named formula with parameters, usable in any expression: reach(c, target)", {
         "value": F("expr:any", True, "the formula; its parameters are in scope"),

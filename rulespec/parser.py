@@ -257,6 +257,9 @@ class _ToAst(Transformer):
     def require_stmt(self, meta, c):
         return A.Require(c[0], _unquote(c[1]) if c[1] else "", span=self._s(meta))
 
+    def break_stmt(self, meta, c):
+        return A.Break(span=self._s(meta))
+
     def call_stmt(self, meta, c):
         args, kwargs = c[1] if c[1] else ([], {})
         return A.CallStmt(str(c[0]), args, kwargs, span=self._s(meta))

@@ -131,6 +131,8 @@ def stmt(s, indent: int = 0) -> str:
         return f"require {expr(s.cond)}" + (f" else {expr(A.Str(s.message))}" if s.message else "")
     if t is A.CallStmt:
         return f"{s.verb}({_args(s.args, s.kwargs)})"
+    if t is A.Break:
+        return "break"
     return f"<{t.__name__}>"
 
 

@@ -79,6 +79,7 @@ FUNCTIONS: dict[str, Sig] = {
     "owner_of": Sig(("any",), "player?", "who controls a City, owns a Palace Room, or holds an Alliance"),
     "agent_count": Sig(("any",), "number", "Agents on a City, Room or Alliance"),
     "marked": Sig(("any", "str"), "bool", "a flag set with mark(); flags clear at the end of each phase"),
+    "without": Sig(("cost", "symbol", "number"), "cost", "the cost with up to n of one symbol waived (a free Crown...)"),
     "reductions": Sig(("cost", "number"), "set:cost", "the cost with n symbols of the payer's choice waived"),
     "war_bonuses": Sig(("player", "str"), "set:war_bonus", "War Bonuses the player may use now as 'attack', 'defence' or 'battle'"),
     "fight_bonus": Sig(("player",), "number", "War Bonus strength the player used in the current fight"),

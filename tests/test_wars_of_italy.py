@@ -1,0 +1,231 @@
+"""The Wars of Italy (2 players) as an overlay pack on base_3to5, written with no Python
+(content/wars_of_italy/): it validates, its diff against the base game reads as the list of
+2-player changes, its setup is France (blue) vs Naples (yellow) on the 2/5 side, and the
+engine plays it to the end of Round 21."""
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from interpreter.api import Engine
+from interpreter.state import setup_for
+from rulespec import unparse
+from rulespec.cli import main as cli_main
+from rulespec.pack import load_pack
+from rulespec.show import pack_diff
+from validator.static import validate_pack
+
+
+@pytest.fixture(scope="module")
+def pack():
+    return load_pack("wars_of_italy")
+
+
+@pytest.fixture(scope="module")
+def base():
+    return load_pack("base_3to5")
+
+
+@pytest.fixture(scope="module")
+def diff(pack, base):
+    return {(change, what) for change, what, _ in pack_diff(pack, base)}
+
+
+@pytest.fixture(scope="module")
+def engine(pack):
+    return Engine(pack)
+
+
+# ------------------------------------------------------------------ the pack
+def test_pack_validates_without_errors_or_warnings():
+    report = validate_pack("wars_of_italy")
+    assert not report.errors, "\n".join(d.render() for d in report.errors)
+    assert not report.warnings, "\n".join(d.render() for d in report.warnings)
+
+
+def test_cli_validate_exits_0():
+    assert cli_main(["validate", "wars_of_italy"]) == 0
+
+
+def test_manifest(pack):
+    assert pack.id == "wars_of_italy"
+    assert pack.version == "0.1.0"
+    assert pack.players == [2]
+    assert pack.chain == ["base_3to5", "wars_of_italy"]
+    assert "NOT YET ENCODED" in pack.description
+
+
+# ------------------------------------------------------------------ the diff against the base game
+@pytest.mark.parametrize("row", [
+    ("removed", "action sponsor"),
+    ("removed", "track patronage_track"),
+    ("removed", "track cities_track"),
+    ("removed", "procedure take_patronage_bonus"),
+    ("removed", "tile cannons"),
+    ("removed", "card columbus"),
+    ("removed", "tile cathedral"),
+    ("removed", "card maestro"),
+    ("removed", "card pope"),
+    ("removed", "tile republic"),
+    ("removed", "alliance france"),
+    ("removed", "alliance hre"),
+    ("removed", "alliance ottoman"),
+    ("removed", "procedure alliance_step"),
+    ("removed", "scoring patronage"),
+    ("removed", "scoring alliances"),
+    ("removed", "end_condition no_neutral_city"),
+    ("removed", "end_condition end_of_patronage_track"),
+    ("removed", "card ludovico_sforza"),          # the 3-5 player Family cards
+    ("removed", "palace red"),
+    ("changed", "game virtu.players"),
+    ("changed", "tile guild.copies"),
+    ("changed", "tile kingdom.copies"),
+    ("changed", "scoring cities.points"),
+    ("changed", "scoring trophies.points"),
+    ("changed", "table salaries.rows"),
+    ("changed", "procedure pay_salaries.effect"),
+    ("changed", "constraint max_troops.check"),
+    ("changed", "data setup"),
+    ("added", "end_condition twenty_one_rounds"),
+    ("added", "end_condition france_holds_naples"),
+    ("added", "tile kingdom_of_france"),
+    ("added", "tile cannons_2p"),
+    ("added", "card france_family_1"),
+    ("added", "action empty_room"),
+    ("added", "track influence_florence"),
+    ("added", "track influence_venice"),
+    ("added", "track influence_rome"),
+    ("added", "table major_cities"),
+])
+def test_diff_lists_the_two_player_changes(diff, row):
+    assert row in diff
+
+
+def test_game_is_two_players(pack):
+    assert unparse.value(pack.get("game", "virtu").get("players")) == "[2]"
+
+
+def test_twenty_one_round_end_condition(pack):
+    ec = pack.get("end_condition", "twenty_one_rounds")
+    assert unparse.value(ec.get("check")) == "year >= 21"
+    assert unparse.value(ec.get("at")) == "end_of_year"
+    assert unparse.value(ec.get("then")) == "immediately"
+
+
+def test_show_diff_command(capsys):
+    assert cli_main(["show", "wars_of_italy", "--diff", "base_3to5"]) == 0
+    out = capsys.readouterr().out
+    for line in (r"removed\s+action sponsor", r"removed\s+tile cathedral",
+                 r"changed\s+game virtu\.players\s+\[3, 4, 5\] -> \[2\]",
+                 r"added\s+end_condition twenty_one_rounds"):
+        assert re.search(line, out), line
+
+
+def test_component_counts(pack):
+    counts = {str(d.id): d.get("count") for d in pack.of_kind("component")}
+    assert counts["notable_cards"] == 50
+    assert counts["family_cards"] == 13
+    assert counts["guild_tiles"] == 2
+    assert "cathedral_tiles" not in counts and "patronage_bonuses" not in counts
+
+
+# ------------------------------------------------------------------ the effective setup
+def test_effective_setup_for_two_players(pack, base):
+    setup = pack.data["setup"].data
+    pc = setup_for(setup, 2)
+    assert pc["board_side"] == "side_25"
+    assert pc["colours"] == ["blue", "yellow"]
+    assert [p["players"] for p in setup["player_counts"]] == [2]
+    colours = {c["id"]: c for c in setup["colours"]}
+    blue, yellow = colours["blue"], colours["yellow"]
+    assert blue["starting_cities"] == [{"city": "turin", "troops": 2}, {"city": "milan", "troops": 2}]
+    assert (blue["florins_start"], blue["agents_start"], blue["troops_total"], blue["family_cards"]) == (4, 1, 8, 4)
+    assert [c["city"] for c in yellow["starting_cities"]] == ["naples", "rossano", "reggio", "bari"]
+    assert (yellow["florins_start"], yellow["agents_start"], yellow["troops_total"], yellow["family_cards"]) == (4, 2, 6, 3)
+    # the other colours (the Major Cities) keep their base entries
+    base_colours = {c["id"]: c for c in base.data["setup"].data["colours"]}
+    for c in ("red", "green", "white"):
+        assert colours[c] == base_colours[c]
+
+
+def test_new_game_starting_position(engine):
+    s = engine.new_game(2, seed=1)
+    assert s["players"] == s["turn_order"] == ["blue", "yellow"]
+    blue, yellow = s["p"]["blue"], s["p"]["yellow"]
+    assert blue["florins"] == yellow["florins"] == 4
+    assert (blue["agents_available"], yellow["agents_available"]) == (1, 2)
+    assert (blue["troops_reserve"], yellow["troops_reserve"]) == (4, 4)
+    assert {t["id"] for t in blue["tiles"]} == {"turin_tile", "milan_tile", "kingdom_of_france", "cannons_2p", "duchy_blue"}
+    assert {t["id"] for t in yellow["tiles"]} == {"naples_tile", "rossano_tile", "reggio_tile", "bari_tile",
+                                                  "principality_yellow"}
+    assert {c: v["controller"] for c, v in s["cities"].items() if v["controller"]} == {
+        "turin": "blue", "milan": "blue", "naples": "yellow", "rossano": "yellow", "reggio": "yellow", "bari": "yellow"}
+    assert s["cities"]["turin"]["troops"] == {"blue": 2} and s["cities"]["naples"]["troops"] == {"yellow": 2}
+    # 3 printed Cortigiano spaces + 1 from the Titles held
+    assert [sum(1 for c in pl["court"] if c["open"]) for pl in (blue, yellow)] == [4, 4]
+    assert len(blue["unplaced"]) == 4 and len(yellow["unplaced"]) == 3
+    # no Sponsor Room; one Room without printed Action
+    rt = engine.runtime(s)
+    for p in ("blue", "yellow"):
+        actions = [engine.rs.palaces[p]["rooms"][i]["action"] for i in range(5)]
+        assert sorted(actions) == ["annex", "empty_room", "govern", "scheme", "wage_war"]
+    # titles for sale: Principality of Milan, Duchy of Naples, one Kingdom; no Cathedral
+    tiles = set(s["supply"]["tiles"])
+    assert {"principality_blue", "duchy_yellow", "kingdom"} <= tiles
+    assert not any(t.startswith(("cathedral", "republic", "duchy_red")) for t in tiles)
+    assert "maestro" not in s["supply"]["notables"] and "pope" not in s["supply"]["notables"]
+    # Major City Cities are not Neutral Cities: they cannot be annexed
+    assert rt.formula("held_by_major_city", ["florence"], {}, {}) is True
+    assert rt.formula("held_by_major_city", ["siena"], {}, {}) is False
+
+
+def test_salaries_every_fourth_round_one_florin_per_two_troops(engine):
+    rt = engine.runtime(engine.new_game(2, seed=1))
+    assert [rt.formula("salary_round", [r], {}, {}) for r in (1, 3, 4, 8, 20, 21)] == [False, False, True, True, True, False]
+    assert [rt.table_lookup("salaries", n) for n in range(9)] == [0, 1, 1, 2, 2, 3, 3, 4, 4]
+
+
+def test_france_holding_naples_ends_the_game_and_wins(engine):
+    s = engine.new_game(2, seed=1)
+    s["cities"]["naples"]["controller"] = "blue"
+    rt = engine.runtime(s)
+    ec = next(e for e in engine.rs.end_conditions if e["id"] == "france_holds_naples")
+    assert ec["at"] == "end_of_year" and ec["then"] == "immediately"
+    assert ec["check"](rt, {"player": None})
+    assert engine.scores(s)["blue"]["automatic_victory"] == 100
+    assert engine.winners(s) == ["blue"]
+
+
+def test_naples_wins_ties(engine):
+    s = engine.new_game(2, seed=1)
+    sc = engine.scores(s)
+    assert sc["yellow"]["tie_break"] == 1 and sc["blue"]["tie_break"] == 0
+
+
+# ------------------------------------------------------------------ play
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_moves_run(engine, seed):
+    s = engine.new_game(2, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(400):
+        if engine.is_over(s):
+            break
+        moves = engine.legal_moves(s)
+        assert moves, f"no legal move in year {s['year']}: {s['vm']['pending']}"
+        s = engine.apply(s, rng.choice(moves))
+
+
+def test_random_game_ends_after_round_21(engine):
+    s = engine.new_game(2, seed=5)
+    rng = random.Random(5)
+    for _ in range(20_000):
+        if engine.is_over(s):
+            break
+        s = engine.apply(s, rng.choice(engine.legal_moves(s)))
+    assert engine.is_over(s) and not s.get("unfinished")
+    assert s["year"] <= 21
+    if s["cities"]["naples"]["controller"] != "blue":
+        assert s["year"] == 21
+    assert set(engine.scores(s)) == {"blue", "yellow"}
