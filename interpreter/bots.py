@@ -39,6 +39,34 @@ class EagerBot(RandomBot):
         return moves[rng.randrange(len(moves))]
 
 
+class StickyBot(EagerBot):
+    """Eager, with a memory: each player tends to repeat choices it made before (the same
+    destination, the same target, the same kind of card), so plans add up over several
+    decisions — troops gather on one City, purchases follow a line. Still blind to what the
+    moves mean, so it works for any pack."""
+
+    name = "sticky"
+
+    def __init__(self, seed: int = 0, stickiness: float = 0.7):
+        super().__init__(seed)
+        self.stickiness = stickiness
+        self.memory: dict = {}
+
+    def choose(self, engine, state, moves):
+        me = (state["vm"]["pending"] or {}).get("player")
+        mem = self.memory.setdefault(me, {})
+        if len(moves) > 1 and self.rng.random() < self.stickiness:
+            seen = [m for m in moves if mem.get(m)]
+            if seen:
+                best = max(mem[m] for m in seen)
+                mv = self.rng.choice([m for m in seen if mem[m] == best])
+                mem[mv] += 1
+                return mv
+        mv = super().choose(engine, state, moves)
+        mem[mv] = mem.get(mv, 0) + 1
+        return mv
+
+
 class FirstBot:
     """Always the first legal move: deterministic, handy for tests."""
 
@@ -84,7 +112,7 @@ class GreedyBot:
         return pool[self.rng.randrange(len(pool))]
 
 
-BOTS = {"random": RandomBot, "eager": EagerBot, "first": FirstBot, "greedy": GreedyBot}
+BOTS = {"random": RandomBot, "eager": EagerBot, "sticky": StickyBot, "first": FirstBot, "greedy": GreedyBot}
 
 
 def play_game(engine, players, seed: int, bot: str = "random", max_moves: int = 200_000,

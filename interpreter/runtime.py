@@ -957,12 +957,19 @@ class Runtime(PalaceMixin, FightMixin):
             s = shaded.pop(0)
             s["open"] = True
             opened.append(s)
-        for s in reversed(list(opened)):
+        # close shaded spaces only; a card on one moves to an empty printed space if there is
+        # one, otherwise the space stays open until the player discards (war.rules)
+        for s in reversed([x for x in opened if x.get("shaded")]):
             if len(opened) <= want:
                 break
-            if s["card"] is None:
-                s["open"] = False
-                opened.remove(s)
+            if s["card"] is not None:
+                free = next((x for x in pl["court"] if x["open"] and x["card"] is None and not x.get("shaded")), None)
+                if free is None:
+                    continue
+                free["card"], free["exhausted"] = s["card"], s["exhausted"]
+                s["card"], s["exhausted"] = None, False
+            s["open"] = False
+            opened.remove(s)
 
     def v_discard(self, env, args, kw, span):
         p = kw.get("player", env.get("player"))

@@ -66,12 +66,19 @@ OPEN_MAPS = {"troops", "besiegers", "pos", "seq", "options", "vars", "notables"}
 def _set(root, path: str, value):
     parts = path.split(".")
     cur = root
+    inside_open = False          # below an open-ended mapping, new keys may be created
     for part in parts[:-1]:
-        cur = cur[int(part)] if isinstance(cur, list) else cur[part]
+        if isinstance(cur, list):
+            cur = cur[int(part)]
+        elif part not in cur and inside_open:
+            cur = cur.setdefault(part, {})
+        else:
+            cur = cur[part]
+        inside_open = inside_open or part in OPEN_MAPS
     last = parts[-1]
     if isinstance(cur, list):
         cur[int(last)] = value
-    elif last in cur or parts[-2:-1] and parts[-2] in OPEN_MAPS:
+    elif last in cur or inside_open:
         cur[last] = value
     else:
         raise KeyError(last)

@@ -66,7 +66,7 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
         "players": list(colours), "turn_order": list(colours),
         "year": 1, "phase": "setup", "ending": False, "over": False, "seq": 0,
         "p": {}, "cities": {}, "alliances": {}, "tracks": {}, "supply": {},
-        "vm": {"frames": [], "pending": None}, "season": {},
+        "vm": {"frames": [], "pending": None}, "season": {}, "vars": {},
     }
     for c in board.cities:
         st["cities"][c] = {"controller": None, "troops": {}, "besiegers": {}, "agent": None, "cathedral": False}
@@ -103,8 +103,12 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
     for c in colours:
         cd = col_defs.get(c, {})
         pal = rs.palaces.get(c) or next(iter(rs.palaces.values()), {"rooms": [], "left": 1, "right": 2, "max": 6})
-        court = ([{"side": "left", "open": i < pal["left"], "card": None, "exhausted": False} for i in range(3)] +
-                 [{"side": "right", "open": i < pal["right"], "card": None, "exhausted": False} for i in range(3)])
+        # 6 Cortigiano spaces: the printed ones are open, the shaded ones open with Titles,
+        # bonuses or the 5-City space (and close again when that is lost)
+        court = ([{"side": "left", "open": i < pal["left"], "shaded": i >= pal["left"], "card": None, "exhausted": False}
+                  for i in range(3)] +
+                 [{"side": "right", "open": i < pal["right"], "shaded": i >= pal["right"], "card": None, "exhausted": False}
+                  for i in range(3)])
         st["p"][c] = {
             "florins": int(cd.get("florins_start", 1)),
             "troops_reserve": int(cd.get("troops_total", 6)),

@@ -12,6 +12,7 @@ import sys
 from .errors import RulespecError
 
 DEFAULT_PACK = "base_3to5"
+BOT_NAMES = ("random", "eager", "sticky", "first", "greedy")
 
 
 def _console():
@@ -254,7 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--pack", default=DEFAULT_PACK)
     pl.add_argument("--players", type=int, default=4)
     pl.add_argument("--seed", type=int, default=0)
-    pl.add_argument("--bots", choices=("random", "eager", "first", "greedy"), default="random")
+    pl.add_argument("--bots", choices=tuple(BOT_NAMES), default="random")
     pl.add_argument("--log", help="write the game log (JSON lines) here")
     pl.add_argument("--quiet", action="store_true", help="only events and scores, not every decision")
     pl.set_defaults(func=cmd_play)
@@ -268,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--players", type=int, default=4)
     b.add_argument("--games", type=int, default=5)
     b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--bots", choices=("random", "eager", "first", "greedy"), default="random")
+    b.add_argument("--bots", choices=tuple(BOT_NAMES), default="random")
     b.set_defaults(func=cmd_bench)
 
     sc = sub.add_parser("scenario", help="run YAML scenario files")
