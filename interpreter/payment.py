@@ -2,7 +2,9 @@
 
 A payment is the continuation `k` of a `pay` instruction (plain data):
   need:   the cost alternatives [{symbol: n}, ...]
-  pool:   non-florin symbols tapped so far (florins go straight to the treasury)
+  pool:   symbols tapped so far; florins from other sources go straight to the treasury, florins
+          from the Room's own cards stay in the pool (their surplus is lost, rule option
+          `florin_surplus`: "lost" (EN, default) or "treasury" (FR))
   tapped: source ids already used in this payment
 Each decision taps one source for one symbol type (the one-type-per-bottom rule): the
 player gets all the symbols of that type on the bottom. The payment completes as soon as
@@ -25,15 +27,13 @@ def start(rt, player, cost, env, span) -> dict:
             "ctx": {k: env[k] for k in ("room", "action") if k in env}}
 
 
+def _have(rt, k, s) -> int:
+    """Symbols of type s available to this payment (florins: treasury + the Room cards' florins)."""
+    return k["pool"].get(s, 0) + (rt.florins(k["player"]) if s == FLORIN else 0)
+
+
 def _covered(rt, k, alt) -> bool:
-    pool = k["pool"]
-    for s, n in alt.items():
-        if s == FLORIN:
-            if rt.florins(k["player"]) < n:
-                return False
-        elif pool.get(s, 0) < n:
-            return False
-    return True
+    return all(_have(rt, k, s) >= n for s, n in alt.items())
 
 
 def _sources(rt, k):
@@ -74,8 +74,12 @@ def step(rt, k) -> bool:
     for alt in k["need"]:
         if _covered(rt, k, alt):
             f = alt.get(FLORIN, 0)
-            if f:
-                rt.spend_florins(k["player"], f)
+            from_cards = min(f, k["pool"].get(FLORIN, 0))
+            if f - from_cards:
+                rt.spend_florins(k["player"], f - from_cards)
+            surplus = k["pool"].get(FLORIN, 0) - from_cards
+            if surplus and rt.opt("florin_surplus", "lost") == "treasury":
+                rt.P(k["player"])["florins"] += surplus
             k["paid"] = alt
             k["paid_total"] = costs.total(alt)
             return True
@@ -102,7 +106,7 @@ def _taps(rt, k) -> list:
     # "First use the resources provided from the Action card and its Improvement, then
     # supplement them": while a Room card can still help, only Room cards may be tapped.
     missing = {s for alt in k["need"] for s, n in alt.items()
-               if n > (rt.florins(k["player"]) if s == FLORIN else k["pool"].get(s, 0))}
+               if n > _have(rt, k, s)}
     room_first = [(sid, sym) for sid, sym in srcs if sid.startswith("room.") and missing & set(sym)]
     if room_first:
         srcs = room_first + [x for x in srcs if not x[0].startswith("room.")]
@@ -111,7 +115,7 @@ def _taps(rt, k) -> list:
 
 
 def _taps_of(rt, k, srcs) -> list:
-    treasury = rt.florins(k["player"])
+    treasury = _have(rt, k, FLORIN)
     out = []
     virtual = _virtual_sources(rt, k["player"])
     for i, (sid, sym) in enumerate(srcs):
@@ -143,7 +147,7 @@ def apply_option(rt, k, move: str):
     _, sid, s = parts
     n = rt.tap(k["player"], sid, s)
     k["tapped"].append(sid)
-    if s != FLORIN:
+    if s != FLORIN or sid.startswith("room."):
         k["pool"][s] = k["pool"].get(s, 0) + n
 
 

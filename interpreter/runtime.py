@@ -688,8 +688,8 @@ class Runtime(PalaceMixin, FightMixin):
         if n <= 0:
             raise Abort(f"{source} has no {symbol} to use")
         self.state.setdefault("spent", []).append(source)
-        if symbol == "florin":
-            pl["florins"] += n
+        if symbol == "florin" and not source.startswith("room."):
+            pl["florins"] += n        # florins from Cortigiano cards and tiles go to the treasury
         return n
 
     def _palace(self, p):

@@ -1,0 +1,39 @@
+"""War happens in play, not just in scenarios: over 200 seeded games of bots (the `sticky` random
+bot, which repeats its own earlier choices so that troops gather), there are sieges won and
+lost, Battles on the Plains and retreats. Counted from the game account the pack's war rules
+write (war.rules logs each result). Deterministic: fixed seeds."""
+from __future__ import annotations
+
+import collections
+
+import pytest
+
+from interpreter.api import Engine
+from interpreter.bots import play_game
+from rulespec.pack import load_pack
+
+GAMES = 200
+YEARS = 10
+
+
+@pytest.mark.slow
+def test_two_hundred_games_show_every_kind_of_war_outcome():
+    engine = Engine(load_pack("base_3to5"))
+    seen = collections.Counter()
+
+    def on_move(before, move, events, after):
+        for line in events:
+            if line.startswith("Siege result:"):
+                attack, _, defence = line.split(":", 1)[1].split()
+                seen["siege won" if int(attack) > int(defence) else "siege lost"] += 1
+            elif line.startswith("Battle result:"):
+                seen["battle"] += 1
+            elif " retreats a Troop " in line:
+                seen["retreat"] += 1
+
+    for seed in range(GAMES):
+        play_game(engine, (3, 4, 5)[seed % 3], seed, "sticky", on_move=on_move,
+                  options={"max_years": YEARS})
+    assert seen["siege won"] > 0 and seen["siege lost"] > 0, seen
+    assert seen["battle"] > 0, seen
+    assert seen["retreat"] > 0, seen
