@@ -96,7 +96,7 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
                     for c in card_ids(cid, card["copies"])] +
                    [t for tid, tile in rs.tiles.items() if tile["type"] == "patronage"
                     for t in card_ids(tid, tile["copies"])],
-        "war_tokens": 11, "cathedrals": 5,
+        "war_tokens": _supply_count(rs, "war_tokens"),
     }
     for tr in rs.tracks:
         st["tracks"][tr] = {"pos": {c: 0 for c in colours}, "seq": {c: i for i, c in enumerate(reversed(colours))}}
@@ -140,6 +140,12 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
     # start (e.g. neutral Rome at 3/4 players) are in the supply already.
     rome = pc.get("rome_tile")
     return st
+
+
+def _supply_count(rs, pile: str) -> int:
+    """How many of a supply pile the box holds (components declared with `supply: PILE`)."""
+    return sum(int(rs.static(d, "count", 0) or 0) for d in rs.pack.of_kind("component")
+               if rs.static(d, "supply") == pile)
 
 
 def _city_tile(rs, city: str, colour: str):

@@ -205,6 +205,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "count": F("int", True, "how many the box holds"),
         "of_kind": F("enum:card|tile", doc="check: the declared cards/tiles of this kind ..."),
         "of_type": F("str", doc="... and of this type (notable, family, city, title...) must add up to `count` copies"),
+        "supply": F("enum:war_tokens", doc="a supply the engine keeps in play, starting with `count`"),
     }),
 ]}
 
