@@ -109,7 +109,6 @@ class Engine:
             raise RulespecError(Diagnostic("RS301", f"engine error while applying '{move}': "
                                            f"{type(e).__name__}: {e}", Span("<engine>"),
                                            "please report this with the game log")) from e
-        st["seq"] += 0
         if events is not None:
             events.extend(rt.events)
         return st

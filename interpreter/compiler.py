@@ -148,9 +148,6 @@ class Compiler:
                                                {k: f(rt, env) for k, f in kw.items()}, env)), "any"
         if kind == "table":
             return (lambda rt, env: rt.table_lookup(name, *[f(rt, env) for f in fns])), "any"
-        if kind == "procedure":
-            return (lambda rt, env: rt.call_function_procedure(name, [f(rt, env) for f in fns],
-                                                               {k: f(rt, env) for k, f in kw.items()})), "any"
         self.fail(f"unknown function '{name}'", e.span)
 
     def c_Index(self, e, scope):

@@ -66,7 +66,7 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
         "players": list(colours), "turn_order": list(colours),
         "year": 1, "phase": "setup", "ending": False, "over": False, "seq": 0,
         "p": {}, "cities": {}, "alliances": {}, "tracks": {}, "supply": {},
-        "vm": {"frames": [], "pending": None}, "season": {}, "vars": {},
+        "vm": {"frames": [], "pending": None}, "vars": {},
     }
     for c in board.cities:
         st["cities"][c] = {"controller": None, "troops": {}, "besiegers": {}, "agent": None, "cathedral": False}
@@ -136,9 +136,7 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
         st["p"][c]["unplaced"] = [cid for cid, card in rs.cards.items()
                                   if card["type"] == "family" and card["colour"] == c
                                   and (card["players"] is None or n in card["players"])]
-    # coat-of-arms tiles of colours not in play: in the box; neutral tiles of cities held at
-    # start (e.g. neutral Rome at 3/4 players) are in the supply already.
-    rome = pc.get("rome_tile")
+    # coat-of-arms tiles of colours not in play stay in the box
     return st
 
 

@@ -477,8 +477,13 @@ class Checker:
                               f"({', '.join(p.name for p in params)})", e.span, "")
                 self._args(e.args, e.kwargs, env)
                 return "any"
-            if kind in ("table", "procedure"):
+            if kind == "table":
                 self.referenced.add((kind, name))
+                self._args(e.args, e.kwargs, env)
+                return "any"
+            if kind == "procedure":
+                self.diag("RS107", f"'{name}' is a procedure (steps), not a value", e.span,
+                          f"run it as a step: `run({name})`; for a value, declare a `formula`")
                 self._args(e.args, e.kwargs, env)
                 return "any"
             if name in VERBS:
