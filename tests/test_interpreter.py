@@ -131,3 +131,17 @@ def test_playout_validation_passes_when_games_end():
     pack = load_pack(Path(__file__).parent / "packs" / "variants" / "five_years")
     pack.players = [3, 4]
     assert run_playouts(pack, 2, seed=0) == []
+
+
+def test_unverified_candidates_are_all_legal_in_the_base_pack(engine):
+    """legal_moves skips trying each candidate outside payments: the pack's own filters must
+    then never offer a move a rule would refuse. Checked against the verifying engine."""
+    checking = Engine(engine.pack, verify_moves=True)
+    rng = random.Random(11)
+    s = engine.new_game(4, seed=11)
+    for _ in range(1500):
+        if engine.is_over(s):
+            break
+        fast = engine.legal_moves(s)
+        assert fast == checking.legal_moves(s), s["vm"]["pending"]
+        s = engine.apply(s, rng.choice(fast))
