@@ -670,7 +670,6 @@ class Runtime(PalaceMixin, FightMixin):
             sym = (self.item(room[k]).get("bottom", {}) if k != "printed"
                    else self._palace(p)["rooms"][pl["marker"]]["bottom"])
             n = sym.get(symbol, 0)
-            surplus_lost = True
         elif source.startswith("alliance."):
             a = source.split(".", 1)[1]
             self.state["alliances"][a]["used"] = True
