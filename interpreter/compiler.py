@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from rulespec import ast as A
 from rulespec.errors import Diagnostic, RulespecError, Span
-from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS, VERBS
+from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS
 
 from . import costs
 

@@ -57,7 +57,7 @@ def read_log(path):
 
 def replay(path, engine=None):
     """Rebuild the final state of a logged game; raises RulespecError on any mismatch."""
-    from .api import Engine, IllegalMove, engine_for
+    from .api import IllegalMove, engine_for
     header, moves, final = read_log(path)
     engine = engine or engine_for(header["pack"])
     if engine.pack.version != header.get("version"):

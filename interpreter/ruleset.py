@@ -164,7 +164,13 @@ class Ruleset:
         effect = self.fn(d, "effect")
         if effect is None:
             effect = self.program.add([], d.span)
-        return Callable_(str(d.id), params, self.fn(d, "cost"), effect, self.fn(d, "requires"), d)
+        cost = self.fn(d, "cost")
+        if cost is not None:
+            # an action with a fixed `cost:` runs as one block: pay, then the effect
+            from .compiler import CALL, PAY
+            effect = self.program.add([(PAY, d.span, cost, None),
+                                       (CALL, d.span, "run_block", [_const(effect)], {})], d.span)
+        return Callable_(str(d.id), params, cost, effect, self.fn(d, "requires"), d)
 
     def _k_action(self, d):
         self.actions[d.id] = self._callable(d)

@@ -12,12 +12,11 @@ return (block, env) for the VM to push.
 from __future__ import annotations
 
 from rulespec.board import Board
-from rulespec.errors import Span
 
-from . import costs, payment, rng
+from . import costs, payment
 from .fight import FightMixin
-from .palace import PalaceMixin, room_ref
-from .state import card_ids, setup_for, type_of
+from .palace import PalaceMixin
+from .state import type_of
 from .vm import Abort, push
 
 
@@ -725,20 +724,7 @@ class Runtime(PalaceMixin, FightMixin):
                 local[pname] = default(self, local) if default else None
         if c.requires is not None and not c.requires(self, local):
             raise Abort(f"{c.decl.kind} {c.id} cannot be used now", c.decl.span)
-        if c.cost is not None:
-            block = self._cost_then(c, local)
-            return block, local
         return c.effect, local
-
-    def _cost_then(self, c, env):
-        """A block: pay the action's cost, then run its effect (compiled on first use)."""
-        cache = self.rs.__dict__.setdefault("_cost_then", {})
-        if c.id not in cache:
-            from .compiler import CALL, PAY
-            sp = c.decl.span
-            cache[c.id] = self.program.add([(PAY, sp, c.cost, None),
-                                            (CALL, sp, "run_block", [lambda rt, e, b=c.effect: b], {})], sp)
-        return cache[c.id]
 
     def v_run_block(self, env, args, kw, span):
         return args[0], dict(env)

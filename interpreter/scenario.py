@@ -109,7 +109,7 @@ def give(engine, state, spec: dict, doc=None):
         for t in things or []:
             try:
                 if t in engine.rs.tiles or rt.is_tile(t):
-                    r = rt.v_take_tile({"player": p}, [t], {"player": p, "run_on_gain": False}, Span("<scenario>"))
+                    rt.v_take_tile({"player": p}, [t], {"player": p, "run_on_gain": False}, Span("<scenario>"))
                 else:
                     rt.v_take_card({"player": p}, [t], {"player": p}, Span("<scenario>"))
             except vm.Abort as e:

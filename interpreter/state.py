@@ -22,7 +22,6 @@ import json
 from rulespec.board import Board
 from rulespec.errors import RulespecError
 
-from . import rng
 
 FORMAT = 1
 

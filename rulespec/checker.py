@@ -100,7 +100,6 @@ class Checker:
         for decl in self.pack.decls.values():
             spec = KINDS.get(decl.kind)
             if spec is None:
-                span = decl.history[0][1] if decl.history else decl.span
                 self.diag("RS102", f"unknown kind of declaration '{decl.kind}'", _kind_span(decl),
                           did_you_mean(decl.kind, KINDS) or "known kinds: " + ", ".join(sorted(KINDS)))
                 continue

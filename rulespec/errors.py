@@ -5,7 +5,7 @@ A `Diagnostic` is one finding (error or warning) with a stable code, a position 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rulespec.checker import check_pack
-from rulespec.errors import Diagnostic, RulespecError, Span, source_line_at
+from rulespec.errors import Diagnostic, RulespecError, source_line_at
 from rulespec.pack import Pack, load_pack_collecting
 
 # kinds whose declarations must be referenced somewhere to be useful
