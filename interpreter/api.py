@@ -134,6 +134,14 @@ class Engine:
             shared = any(st[k] != before[k] for k in self._SHARED)
             if not changed_players and not shared:
                 return
+        opened = rt.reading()       # constraints only read the state
+        try:
+            self._run_constraints(rt, changed_players, shared)
+        finally:
+            rt.done_reading(opened)
+
+    def _run_constraints(self, rt, changed_players, shared):
+        st = rt.state
         for c in self.rs.constraints:
             if c["check"] is None:
                 continue

@@ -3,12 +3,17 @@ from __future__ import annotations
 
 import random
 
+from rulespec.errors import RulespecError
 
-class RandomBot:
+from .playout_policy import PlayoutPolicy
+
+
+class UniformBot:
     """Picks uniformly among the legal moves, from its own seeded generator (the game's RNG
-    stays untouched, so the game log alone replays the game)."""
+    stays untouched, so the game log alone replays the game). Ignores the pack's playout
+    hints: the bot for fuzzing (every legal move is as likely as any other)."""
 
-    name = "random"
+    name = "uniform"
 
     def __init__(self, seed: int = 0):
         self.rng = random.Random(seed)
@@ -17,7 +22,79 @@ class RandomBot:
         return moves[self.rng.randrange(len(moves))]
 
 
-class EagerBot(RandomBot):
+class RandomBot(UniformBot):
+    """Random play as the pack intends it: each legal move is drawn with the weight the pack's
+    `playout_hint`s give it (1 when none applies), so simulated players do not, say, take an
+    Indulgence at every payment. The bot of playouts, benchmarks and `rulespec play`."""
+
+    name = "random"
+
+    def choose(self, engine, state, moves: list) -> str:
+        if len(moves) == 1:
+            return moves[0]
+        weights = PlayoutPolicy.for_engine(engine).weights(state["vm"]["pending"], moves)
+        if weights is None:
+            return moves[self.rng.randrange(len(moves))]
+        return self.rng.choices(moves, weights)[0]
+
+
+class PlannerBot(RandomBot):
+    """Plans one turn at a time by sampling. At the first decision of a turn (a run of
+    decisions by the same player) it plays `samples` random continuations of that turn on
+    copies (with the pack's playout hints), values the position each one reaches with the
+    pack's scoring plus its `heuristic`s, and follows the best. Knows no rule by name: a pack
+    steers it with its heuristics. The bot for games that must reach an end condition."""
+
+    name = "planner"
+
+    def __init__(self, seed: int = 0, samples: int = 4, depth: int = 80):
+        super().__init__(seed)
+        self.samples = samples
+        self.depth = depth
+        self.plan: list = []
+        self.plan_owner = None
+
+    def choose(self, engine, state, moves: list) -> str:
+        if len(moves) == 1:
+            return moves[0]
+        me = state["vm"]["pending"].get("player")
+        if self.plan and self.plan_owner == me and self.plan[0] in moves:
+            return self.plan.pop(0)
+        best = None
+        for _ in range(self.samples):
+            line = self._sample_turn(engine, state, moves, me)
+            if line is None:
+                continue
+            value, seq = line
+            if best is None or value > best[0]:
+                best = (value, seq)
+        if best is None or not best[1]:
+            return RandomBot.choose(self, engine, state, moves)
+        self.plan, self.plan_owner = best[1][1:], me
+        return best[1][0]
+
+    def _sample_turn(self, engine, state, moves, me):
+        """One random continuation while `me` decides; (value for me, moves played)."""
+        seq, st, legal = [], state, moves
+        while len(seq) < self.depth:
+            mv = RandomBot.choose(self, engine, st, legal)
+            try:
+                st = engine.apply(st, mv, check=False)
+            except RulespecError:
+                break
+            seq.append(mv)
+            pending = st["vm"]["pending"]
+            if engine.is_over(st) or pending is None or pending.get("player") != me:
+                break
+            legal = engine.legal_moves(st)
+            if not legal:
+                break
+        if not seq:
+            return None
+        return PlayoutPolicy.for_engine(engine).value(st, me), seq
+
+
+class EagerBot(UniformBot):
     """Random, but keen: says yes to 'optional' steps 80% of the time, prefers larger numbers
     when choosing how many, and rarely stops an up-to choice early. Only looks at the shape of
     decisions (never at what they mean), so it works for any pack; it makes things happen
@@ -112,7 +189,7 @@ class GreedyBot:
         return pool[self.rng.randrange(len(pool))]
 
 
-BOTS = {"random": RandomBot, "eager": EagerBot, "sticky": StickyBot, "first": FirstBot, "greedy": GreedyBot}
+BOTS = {"random": RandomBot, "uniform": UniformBot, "planner": PlannerBot, "eager": EagerBot, "sticky": StickyBot, "first": FirstBot, "greedy": GreedyBot}
 
 
 def play_game(engine, players, seed: int, bot: str = "random", max_moves: int = 200_000,

@@ -140,10 +140,24 @@ class Compiler:
             if len(fns) == 1:
                 f0 = fns[0]
                 return (lambda rt, env: getattr(rt, impl)(f0(rt, env))), rtype
+            # the usual small calls without keywords, spelled out: no comprehension per call
+            if not kw and len(fns) == 0:
+                return (lambda rt, env: getattr(rt, impl)()), rtype
+            if not kw and len(fns) == 2:
+                f0, f1 = fns
+                return (lambda rt, env: getattr(rt, impl)(f0(rt, env), f1(rt, env))), rtype
+            if not kw and len(fns) == 3:
+                f0, f1, f2 = fns
+                return (lambda rt, env: getattr(rt, impl)(f0(rt, env), f1(rt, env), f2(rt, env))), rtype
             return (lambda rt, env: getattr(rt, impl)(*[f(rt, env) for f in fns],
                                                       **{k: f(rt, env) for k, f in kw.items()})), rtype
         kind = self.names.get(name)
         if kind == "formula":
+            if not kw and len(fns) == 0:
+                return (lambda rt, env: rt.formula(name, [], {}, env)), "any"
+            if not kw and len(fns) == 1:
+                f0 = fns[0]
+                return (lambda rt, env: rt.formula(name, [f0(rt, env)], {}, env)), "any"
             return (lambda rt, env: rt.formula(name, [f(rt, env) for f in fns],
                                                {k: f(rt, env) for k, f in kw.items()}, env)), "any"
         if kind == "table":
@@ -193,7 +207,16 @@ class Compiler:
             return (lambda rt, env: l(rt, env) not in (r(rt, env) or ())), "bool"
         f = _CMP[e.op]
         if e.op in ("==", "!="):
-            return (lambda rt, env: f(l(rt, env), r(rt, env))), "bool"
+            # `x == none` / `x != none` (very common in `where` filters): values are plain
+            # data, for which `== None` is `is None`; skips calling the literal's closure
+            if isinstance(e.right, A.NoneLit) or isinstance(e.left, A.NoneLit):
+                x = l if isinstance(e.right, A.NoneLit) else r
+                if e.op == "==":
+                    return (lambda rt, env: x(rt, env) is None), "bool"
+                return (lambda rt, env: x(rt, env) is not None), "bool"
+            if e.op == "==":
+                return (lambda rt, env: l(rt, env) == r(rt, env)), "bool"
+            return (lambda rt, env: l(rt, env) != r(rt, env)), "bool"
 
         def cmp(rt, env):
             a, b = l(rt, env), r(rt, env)

@@ -19,6 +19,16 @@ def room_ref(p, i) -> str:
 class PalaceMixin:
     # ------------------------------------------------------------ rooms
     def parse_room(self, ref):
+        memo = self.memo
+        if memo is not None and isinstance(ref, str):      # read-only window (Runtime.reading)
+            key = ("room", ref)
+            got = memo.get(key)
+            if got is None:
+                got = memo[key] = self._parse_room(ref)
+            return got
+        return self._parse_room(ref)
+
+    def _parse_room(self, ref):
         if not isinstance(ref, str) or ".room" not in ref:
             raise Abort(f"'{ref}' is not a Room")
         p, r = ref.split(".room", 1)
@@ -73,6 +83,31 @@ class PalaceMixin:
     # ------------------------------------------------------------ where cards are
     def locate(self, x):
         """(owner, place, detail) of a card: place in left/right/action/improvement/outside/unplaced."""
+        memo = self.memo
+        if memo is not None and isinstance(x, str):        # read-only window (Runtime.reading)
+            index = memo.get("locate")
+            if index is None:
+                index = memo["locate"] = self._locate_index()
+            return index.get(x, (None, None, None))
+        return self._locate(x)
+
+    def _locate_index(self) -> dict:
+        """What `_locate` answers for every card, in one pass: the same search order, the
+        first place found wins (setdefault)."""
+        index = {}
+        for p, pl in self.state["p"].items():
+            for s in pl["court"]:
+                index.setdefault(s["card"], (p, s["side"], s))
+            for i, r in enumerate(pl["rooms"]):
+                index.setdefault(r["card"], (p, "action", i))
+                index.setdefault(r["impr"], (p, "improvement", i))
+            for c in pl["outside"]:
+                index.setdefault(c, (p, "outside", None))
+            for c in pl.get("unplaced", ()):
+                index.setdefault(c, (p, "unplaced", None))
+        return index
+
+    def _locate(self, x):
         for p, pl in self.state["p"].items():
             for s in pl["court"]:
                 if s["card"] == x:

@@ -168,6 +168,14 @@ def _virtual_sources(rt, player) -> list:
 def can_pay(rt, player, cost, ctx) -> bool:
     """Whether `player` could pay `cost` now (used by `can_pay(...)` in rules)."""
     cost = costs.as_cost(cost)
-    srcs = rt.payment_sources(player, ctx) + _virtual_sources(rt, player)
-    treasury = rt.florins(player)
+    memo = rt.memo
+    if memo is None:
+        srcs = rt.payment_sources(player, ctx) + _virtual_sources(rt, player)
+        treasury = rt.florins(player)
+    else:       # a read-only window (Runtime.reading): the sources cannot change
+        key = ("can_pay", player, ctx.get("action"))
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = (rt.payment_sources(player, ctx) + _virtual_sources(rt, player), rt.florins(player))
+        srcs, treasury = got
     return any(_feasible(alt, {}, treasury, srcs) for alt in cost)

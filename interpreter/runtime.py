@@ -20,6 +20,20 @@ from .state import type_of
 from .vm import Abort, push
 
 
+_ATTR_METHODS: dict = {}
+
+
+def _attr_method(cls, t, name):
+    """The `a_TYPE_NAME` method of a Runtime class, or None (memoised: `attr` runs for every
+    attribute of a value typed `any`; a failed getattr costs an exception each time)."""
+    key = (cls, t, name)
+    try:
+        return _ATTR_METHODS[key]
+    except KeyError:
+        m = _ATTR_METHODS[key] = getattr(cls, f"a_{t}_{name}", None)
+        return m
+
+
 class Runtime(PalaceMixin, FightMixin):
     def __init__(self, rs, state: dict, board: Board):
         self.rs = rs
@@ -28,6 +42,22 @@ class Runtime(PalaceMixin, FightMixin):
         self.board = board
         self.events: list = []     # human-readable account lines produced while applying
         self.env: dict = {}        # locals of the instruction being run (set by the VM)
+        # Memo of derived values, only while nothing can change the state (see `reading`).
+        self.memo: dict | None = None
+
+    def reading(self) -> bool:
+        """Open a read-only window: until `done_reading`, only expressions run (they never
+        change the state), so derived values (what a player owns, payment sources) may be
+        memoised. Returns False when a window was already open (the caller then leaves it
+        to its opener)."""
+        if self.memo is not None:
+            return False
+        self.memo = {}
+        return True
+
+    def done_reading(self, opened: bool):
+        if opened:
+            self.memo = None
 
     # ------------------------------------------------------------ helpers
     def P(self, player) -> dict:
@@ -146,6 +176,16 @@ class Runtime(PalaceMixin, FightMixin):
         return [a for a, s in self.state["alliances"].items() if s["holder"] == p]
 
     def a_player_cards(self, p):
+        memo = self.memo
+        if memo is not None and isinstance(p, str):        # read-only window (Runtime.reading)
+            key = ("cards", p)
+            got = memo.get(key)
+            if got is None:
+                got = memo[key] = self._player_cards(p)
+            return list(got)         # a copy: the caller may keep or extend it
+        return self._player_cards(p)
+
+    def _player_cards(self, p):
         pl = self.P(p)
         out = [r[k] for r in pl["rooms"] for k in ("card", "impr") if r[k]]
         out += [s["card"] for s in pl["court"] if s["card"]]
@@ -292,6 +332,17 @@ class Runtime(PalaceMixin, FightMixin):
         """The runtime type of a value (for attributes on values typed `any`)."""
         if not isinstance(obj, str):
             return None
+        memo = self.memo
+        if memo is None:
+            return self._type_name(obj)
+        key = ("type", obj)
+        try:
+            return memo[key]
+        except KeyError:
+            t = memo[key] = self._type_name(obj)
+            return t
+
+    def _type_name(self, obj) -> str | None:
         if obj in self.state["p"]:
             return "player"
         if obj in self.state["cities"]:
@@ -316,9 +367,9 @@ class Runtime(PalaceMixin, FightMixin):
             inst_vars = self.state.get("vars", {}).get(obj)
             if inst_vars and name in inst_vars:
                 return inst_vars[name]
-            m = getattr(self, f"a_{t}_{name}", None)
+            m = _attr_method(type(self), t, name)
             if m is not None:
-                return m(obj)
+                return m(self, obj)
         return self.field_of(obj, name, env)
 
     def field_of(self, obj, name, env):
@@ -578,14 +629,26 @@ class Runtime(PalaceMixin, FightMixin):
             n += self.item(x).get("bottom", {}).get(symbol, 0)
         return n
 
+    def _owned_things(self, p) -> list:
+        """Cards, tiles and outside cards of a player (memoised in a read-only window; callers
+        only iterate over it)."""
+        memo = self.memo
+        if memo is None or not isinstance(p, str):
+            return self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]
+        key = ("owned", p)
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]
+        return got
+
     def f_owns(self, p, x):
-        owned = self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]
+        owned = self._owned_things(p)
         return any(o == x or type_of(o) == x or type_of(o) == type_of(x) for o in owned)
 
     def f_owned(self, p, kind):
         out = []
         item = self.item
-        for o in self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]:
+        for o in self._owned_things(p):
             if item(o).get("type") == kind or type_of(o) == kind:
                 if o not in out:
                     out.append(o)

@@ -12,7 +12,7 @@ import sys
 from .errors import RulespecError
 
 DEFAULT_PACK = "base_3to5"
-BOT_NAMES = ("random", "eager", "sticky", "first", "greedy")
+BOT_NAMES = ("random", "uniform", "planner", "eager", "sticky", "first", "greedy")
 
 
 def _console():

@@ -201,6 +201,15 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     }),
     _k("city", "a city on the map (usually declared in map.yaml)", {}, open_fields=True),
     _k("sea", "a sea (usually declared in map.yaml)", {}, open_fields=True),
+    _k("playout_hint", "how simulated players (the `random` bot) weigh one kind of move: not a rule", {
+        "decision": F("str", doc="the prompt of the decisions it applies to (its start); left out: every decision"),
+        "move": F("str", True, "the move it weighs (its start): yes, no, done, choose X, option LABEL, tap, run PROCEDURE"),
+        "weight": F("number", True, "how likely, against 1 for every other move (0: never, unless nothing else is legal)"),
+    }, id_is_referenced=False),
+    _k("heuristic", "a term of how well placed a player is, in Prestige Points, for planning bots: not a rule", {
+        "value": F("expr:number", True, "the term for `player` (added to the player's score by the `planner` bot)"),
+        "weight": F("number", doc="multiplies the value (default 1)"),
+    }, id_is_referenced=False),
     _k("component", "a physical component and how many the box holds", {
         "count": F("int", True, "how many the box holds"),
         "of_kind": F("enum:card|tile", doc="check: the declared cards/tiles of this kind ..."),

@@ -2,12 +2,16 @@
 
 Order: load + overlays (syntax, schema, duplicate ids, overlay targets), then kinds/fields/
 references/types (rulespec.checker), map and setup checks (validator.map_checks), component
-counts (RS130) and unused declarations (RS200, warning). Each check reports Diagnostics with a
+counts (RS130), unused declarations (RS200, warning) and playout hints that can never apply
+(RS201, warning). Each check reports Diagnostics with a
 stable code; the codes are documented in docs/validator.md.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import difflib
+from dataclasses import dataclass, field, fields as dc_fields, is_dataclass
+
+from rulespec import ast as A
 
 from rulespec.checker import check_pack
 from rulespec.errors import Diagnostic, RulespecError, source_line_at
@@ -46,6 +50,7 @@ def validate_pack(ref) -> Report:
     report.diagnostics.extend(check_map_data(pack))
     report.diagnostics.extend(check_components(pack))
     report.diagnostics.extend(check_unused(pack, referenced))
+    report.diagnostics.extend(check_playout_hints(pack))
     if not report.errors:
         report.diagnostics.extend(check_constraints_at_setup(pack))
     report.diagnostics.sort(key=lambda d: (d.severity != "error", d.span.file, d.span.line, d.span.column))
@@ -102,6 +107,84 @@ def check_unused(pack: Pack, referenced: set) -> list:
                                   f"use it somewhere, or remove it (`remove {kind} {id_}` in an overlay)",
                                   severity="warning", source_line=source_line_at(span.file, span.line)))
     return out
+
+
+def _ast_nodes(value):
+    """Every AST node inside a field value (statements, options, expressions)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif is_dataclass(v) and not isinstance(v, type):
+            yield v
+            stack.extend(getattr(v, f.name) for f in dc_fields(v))
+
+
+def decision_texts(pack: Pack):
+    """The prompts of every decision the pack's rules can ask, and the labels of their options."""
+    prompts, labels = {"pay"}, set()
+    decls = list(pack.decls.values())
+    while decls:
+        d = decls.pop()
+        decls.extend(d.blocks.values())
+        for fv in d.fields.values():
+            for node in _ast_nodes(fv.value):
+                if isinstance(node, (A.Choose, A.OptionalStmt, A.Either)) and node.prompt:
+                    prompts.add(node.prompt)
+                if isinstance(node, A.Option):
+                    labels.add(node.label)
+    return prompts, labels
+
+
+MOVE_WORDS = ("yes", "no", "done", "choose", "option", "tap", "run")
+
+
+def check_playout_hints(pack: Pack) -> list:
+    """RS201 (warning): a playout hint that can never apply: its `decision` starts no prompt of
+    the rules, or its `move` is no move such a decision offers (a renamed prompt or option
+    leaves the hint behind silently otherwise)."""
+    hints = pack.of_kind("playout_hint")
+    if not hints:
+        return []
+    prompts, labels = decision_texts(pack)
+    procedures = {d.id for d in pack.of_kind("procedure")}
+    out = []
+
+    def warn(d, field, msg, hint):
+        fv = d.fields.get(field)
+        span = getattr(fv.value, "span", None) or fv.span if fv is not None else d.span
+        out.append(Diagnostic("RS201", msg, span, hint, severity="warning",
+                              source_line=source_line_at(span.file, span.line)))
+
+    for d in hints:
+        decision = _text(d.get("decision")) or ""
+        move = _text(d.get("move")) or ""
+        if decision and not any(p.startswith(decision) for p in prompts):
+            close = difflib.get_close_matches(decision, sorted(prompts), n=1, cutoff=0.5)
+            warn(d, "decision", f"playout hint '{d.id}': no decision of the rules has a prompt starting with "
+                                f"'{decision}'", f"did you mean '{close[0]}'?" if close else
+                 "copy the start of a prompt from a choose / optional / either in the rules")
+        word = move.split(" ", 1)[0]
+        rest = move[len(word) + 1:]
+        if word not in MOVE_WORDS:
+            warn(d, "move", f"playout hint '{d.id}': '{move}' is not a move", "a move starts with one of: "
+                 + ", ".join(MOVE_WORDS) + " (docs/scenarios.md, move notation)")
+        elif word == "option" and rest and not any(lab.startswith(rest) for lab in labels):
+            close = difflib.get_close_matches(rest, sorted(labels), n=1, cutoff=0.5)
+            warn(d, "move", f"playout hint '{d.id}': no option of the rules is labelled '{rest}...'",
+                 f"did you mean 'option {close[0]}'?" if close else "copy the start of an option label from the rules")
+        elif word == "run" and rest and rest not in procedures:
+            close = difflib.get_close_matches(rest, sorted(procedures), n=1)
+            warn(d, "move", f"playout hint '{d.id}': no procedure named '{rest}'",
+                 f"did you mean 'run {close[0]}'?" if close else "name a procedure offered while paying (during_payment)")
+    return out
+
+
+def _text(v):
+    return getattr(v, "value", v)
 
 
 def check_constraints_at_setup(pack: Pack) -> list:

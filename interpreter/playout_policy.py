@@ -1,0 +1,65 @@
+"""The pack's advice to simulated players, compiled once per engine: `playout_hint`s (how
+likely the `random` bot makes each legal move) and `heuristic`s (how the `planner` bot values
+a position).
+
+Uniformly random players never finish a game of Virtù: at every payment they may take an
+Indulgence, every Winter they may discard their cards, and after a few Years they have
+nothing left to act with (measured: 0 of 1,500 uniform games reached an end condition in 60
+Years). Engines keep such advice beside the rules, as data (Ludii's AI metadata with its
+heuristics and playout features, Forge's AI hints on cards). Neither hints nor heuristics are
+rules: only bots read them, and every legal move stays legal.
+"""
+from __future__ import annotations
+
+import weakref
+
+_POLICIES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+class PlayoutPolicy:
+    def __init__(self, engine):
+        rs = engine.rs
+        self.engine = engine
+        self.hints = []
+        for d in engine.pack.of_kind("playout_hint"):
+            weight = rs.static(d, "weight", 1)
+            self.hints.append((rs.static(d, "decision", "") or "", rs.static(d, "move", "") or "",
+                               float(weight) if isinstance(weight, (int, float)) else 1.0))
+        self.heuristics = [(rs.fn(d, "value"), float(rs.static(d, "weight", 1) or 0))
+                           for d in engine.pack.of_kind("heuristic")]
+        self._by_prompt: dict = {}
+
+    @classmethod
+    def for_engine(cls, engine) -> "PlayoutPolicy":
+        pol = _POLICIES.get(engine)
+        if pol is None:
+            pol = _POLICIES[engine] = cls(engine)
+        return pol
+
+    def weights(self, pending: dict, moves: list) -> list | None:
+        """The weight of each move, or None when all moves are alike (no hint applies, or every
+        weight is 0: then the bot picks uniformly)."""
+        prompt = (pending or {}).get("prompt") or ""
+        hints = self._by_prompt.get(prompt)
+        if hints is None:
+            hints = self._by_prompt[prompt] = [(m, w) for (p, m, w) in self.hints if prompt.startswith(p)]
+        if not hints:
+            return None
+        out = []
+        for mv in moves:
+            w = 1.0
+            for prefix, hw in hints:
+                if mv.startswith(prefix):
+                    w *= hw
+            out.append(w)
+        return out if sum(out) > 0 and any(w != 1.0 for w in out) else None
+
+    def value(self, state, player) -> float:
+        """The player's score (the pack's scoring rows) plus the pack's heuristic terms."""
+        eng = self.engine
+        rt = eng.runtime(state)
+        total = float(eng.total_score(state, player))
+        env = {"player": player}
+        for fn, weight in self.heuristics:
+            total += weight * float(fn(rt, env) or 0)
+        return total

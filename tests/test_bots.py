@@ -1,0 +1,140 @@
+"""Bots and the pack's advice to them (playout hints, heuristics): the advice is data, it
+changes how likely moves are and how positions are valued, and it never changes what is legal."""
+from __future__ import annotations
+
+import collections
+
+import pytest
+
+from interpreter.api import Engine
+from interpreter.bots import BOTS, PlannerBot, RandomBot, UniformBot, play_game
+from interpreter.playout_policy import PlayoutPolicy
+from rulespec.pack import load_pack
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return Engine(load_pack("base_3to5"))
+
+
+def _state_with_prompt(engine, start: str, seed: int = 0, limit: int = 3000):
+    """Play uniformly random moves until a decision whose prompt starts with `start`."""
+    bot = UniformBot(seed)
+    s = engine.new_game(4, seed)
+    for _ in range(limit):
+        if (s["vm"]["pending"].get("prompt") or "").startswith(start):
+            return s
+        s = engine.apply(s, bot.choose(engine, s, engine.legal_moves(s)))
+    pytest.fail(f"no decision '{start}' reached")
+
+
+def test_hints_weigh_the_moves_of_matching_decisions_only(engine):
+    policy = PlayoutPolicy.for_engine(engine)
+    s = _state_with_prompt(engine, "Request an Indulgence")
+    assert policy.weights(s["vm"]["pending"], ["yes", "no"]) == [0.05, 1.0]
+    assert policy.weights({"prompt": "Move a Troop?"}, ["yes", "no"]) is None
+    # a hint without `decision` applies to every decision (paying with an Indulgence)
+    assert policy.weights({"prompt": "pay 2 crown"}, ["tap a crown", "run request_indulgence"]) == [1.0, 0.05]
+
+
+def test_random_bot_follows_the_weights(engine):
+    s = _state_with_prompt(engine, "Request an Indulgence")
+    moves = engine.legal_moves(s)
+    rnd, uni = RandomBot(1), UniformBot(1)
+    yes_random = sum(rnd.choose(engine, s, moves) == "yes" for _ in range(2000))
+    yes_uniform = sum(uni.choose(engine, s, moves) == "yes" for _ in range(2000))
+    assert 40 <= yes_random <= 160            # 0.05 / 1.05 of 2000 is about 95
+    assert 850 <= yes_uniform <= 1150
+
+
+def test_a_zero_weight_move_is_played_only_when_it_is_the_only_one(make_pack):
+    root = make_pack("never_yes", {
+        "pack.yaml": """
+            id: never_yes
+            name: never yes
+            version: 0.1.0
+            extends: base_3to5
+        """,
+        "rules/advice.rules": """
+            playout_hint never_move_troops "Never move a Troop" {
+              decision: "Move a Troop?"
+              move: "yes"
+              weight: 0
+            }
+        """,
+    })
+    eng = Engine(load_pack(root))
+    pol = PlayoutPolicy.for_engine(eng)
+    assert pol.weights({"prompt": "Move a Troop?"}, ["yes", "no"]) == [0.0, 1.0]
+    assert pol.weights({"prompt": "Move a Troop?"}, ["yes"]) is None       # all zero: uniform
+    bot = RandomBot(3)
+    assert {bot.choose(eng, {"vm": {"pending": {"prompt": "Move a Troop?"}}}, ["yes", "no"])
+            for _ in range(200)} == {"no"}
+    assert bot.choose(eng, {"vm": {"pending": {"prompt": "Move a Troop?"}}}, ["yes"]) == "yes"
+
+
+def test_hints_and_heuristics_are_not_rules(engine):
+    """The same legal moves with or without advice: a pack without any hint or heuristic offers
+    exactly the moves of the base pack along a game."""
+    pack = load_pack("base_3to5")
+    for kind in ("playout_hint", "heuristic"):
+        for d in pack.of_kind(kind):
+            del pack.decls[(kind, d.id)]
+    bare = Engine(pack)
+    assert PlayoutPolicy.for_engine(bare).hints == [] and PlayoutPolicy.for_engine(bare).heuristics == []
+    bot = RandomBot(4)
+    s1, s2 = engine.new_game(4, 4), bare.new_game(4, 4)
+    for _ in range(300):
+        moves = engine.legal_moves(s1)
+        assert moves == bare.legal_moves(s2)
+        mv = bot.choose(engine, s1, moves)
+        s1, s2 = engine.apply(s1, mv), bare.apply(s2, mv)
+
+
+def test_heuristics_add_to_the_score(engine, make_pack):
+    root = make_pack("florin_lover", {
+        "pack.yaml": """
+            id: florin_lover
+            name: florin lover
+            version: 0.1.0
+            extends: base_3to5
+        """,
+        "rules/advice.rules": """
+            heuristic hoard "Florins" {
+              value: player.florins
+              weight: 10
+            }
+        """,
+    })
+    eng = Engine(load_pack(root))
+    s = eng.new_game(4, 0)
+    base = PlayoutPolicy.for_engine(engine).value(s, "blue")
+    mine = PlayoutPolicy.for_engine(eng).value(s, "blue")
+    s["p"]["blue"]["florins"] += 2
+    assert PlayoutPolicy.for_engine(eng).value(s, "blue") == pytest.approx(mine + 20 + 0.6)   # + the base treasury term
+    assert PlayoutPolicy.for_engine(engine).value(s, "blue") == pytest.approx(base + 0.6)
+
+
+def test_planner_follows_its_sampled_turn_and_is_reproducible(engine):
+    a, b = PlannerBot(7), PlannerBot(7)
+    s = engine.new_game(4, 7)
+    for _ in range(120):
+        moves = engine.legal_moves(s)
+        mv = a.choose(engine, s, moves)
+        assert mv == b.choose(engine, s, moves) and mv in moves
+        s = engine.apply(s, mv)
+
+
+def test_random_players_take_fewer_indulgences_than_uniform_ones(engine):
+    """The point of the hints: far fewer Indulgences than uniform play over the same Years."""
+    counts = collections.Counter()
+    for name in ("random", "uniform"):
+        for seed in range(2):
+            state, _ = play_game(engine, 4, seed, name, options={"max_years": 8})
+            counts[name] += sum(1 for p in state["players"] for r in state["p"][p]["rooms"] if r["indulgence"])
+    assert counts["random"] < counts["uniform"]
+
+
+def test_every_bot_is_listed_for_the_command_line():
+    from rulespec.cli import BOT_NAMES
+    assert set(BOT_NAMES) == set(BOTS)
