@@ -120,7 +120,9 @@ class Engine:
             events.extend(rt.events)
         return st
 
-    _SHARED = ("cities", "alliances", "tracks", "supply", "turn_order")
+    # parts of the state no single player owns (`vars` holds the variables of cards, cities...
+    # set by the rules): a change there rechecks every constraint for every player
+    _SHARED = ("cities", "alliances", "tracks", "supply", "turn_order", "vars")
 
     def _check_constraints(self, rt, before=None):
         """Every pack constraint must hold after the move. With the state before the move, a

@@ -2,6 +2,7 @@
 
 A payment is the continuation `k` of a `pay` instruction (plain data):
   need:   the cost alternatives [{symbol: n}, ...]
+  (money is the pack's `storable` symbol, Ruleset.money: florins in Virtù)
   pool:   symbols tapped so far; florins from other sources go straight to the treasury, florins
           from the Room's own cards stay in the pool (their surplus is lost, rule option
           `florin_surplus`: "lost" (EN, default) or "treasury" (FR))
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 from . import costs
 
-FLORIN = "florin"
 
 
 def start(rt, player, cost, env, span) -> dict:
@@ -29,7 +29,7 @@ def start(rt, player, cost, env, span) -> dict:
 
 def _have(rt, k, s) -> int:
     """Symbols of type s available to this payment (florins: treasury + the Room cards' florins)."""
-    return k["pool"].get(s, 0) + (rt.florins(k["player"]) if s == FLORIN else 0)
+    return k["pool"].get(s, 0) + (rt.florins(k["player"]) if s == rt.rs.money else 0)
 
 
 def _covered(rt, k, alt) -> bool:
@@ -40,8 +40,8 @@ def _sources(rt, k):
     return [(sid, sym) for sid, sym in rt.payment_sources(k["player"], k["ctx"]) if sid not in k["tapped"]]
 
 
-def _feasible(alt, pool, treasury, sources) -> bool:
-    need = {s: n - (treasury if s == FLORIN else pool.get(s, 0)) for s, n in alt.items()}
+def _feasible(alt, pool, treasury, sources, money) -> bool:
+    need = {s: n - (treasury if s == money else pool.get(s, 0)) for s, n in alt.items()}
     need = {s: n for s, n in need.items() if n > 0}
     if not need:
         return True
@@ -73,11 +73,11 @@ def step(rt, k) -> bool:
     """Complete the payment if an alternative is covered; True when paid."""
     for alt in k["need"]:
         if _covered(rt, k, alt):
-            f = alt.get(FLORIN, 0)
-            from_cards = min(f, k["pool"].get(FLORIN, 0))
+            f = alt.get(rt.rs.money, 0)
+            from_cards = min(f, k["pool"].get(rt.rs.money, 0))
             if f - from_cards:
                 rt.spend_florins(k["player"], f - from_cards)
-            surplus = k["pool"].get(FLORIN, 0) - from_cards
+            surplus = k["pool"].get(rt.rs.money, 0) - from_cards
             if surplus and rt.opt("florin_surplus", "lost") == "treasury":
                 rt.P(k["player"])["florins"] += surplus
             k["paid"] = alt
@@ -115,7 +115,7 @@ def _taps(rt, k) -> list:
 
 
 def _taps_of(rt, k, srcs) -> list:
-    treasury = _have(rt, k, FLORIN)
+    treasury = _have(rt, k, rt.rs.money)
     out = []
     virtual = _virtual_sources(rt, k["player"])
     for i, (sid, sym) in enumerate(srcs):
@@ -123,12 +123,12 @@ def _taps_of(rt, k, srcs) -> list:
         for s, n in sym.items():
             pool = dict(k["pool"])
             t = treasury
-            if s == FLORIN:
+            if s == rt.rs.money:
                 t += n
             else:
                 pool[s] = pool.get(s, 0) + n
-            if any(alt.get(s, 0) > (treasury if s == FLORIN else k["pool"].get(s, 0))
-                   and _feasible(alt, pool, t, rest) for alt in k["need"]):
+            if any(alt.get(s, 0) > (treasury if s == rt.rs.money else k["pool"].get(s, 0))
+                   and _feasible(alt, pool, t, rest, rt.rs.money) for alt in k["need"]):
                 out.append(f"tap {sid} {s}")
     return out
 
@@ -147,7 +147,7 @@ def apply_option(rt, k, move: str):
     _, sid, s = parts
     n = rt.tap(k["player"], sid, s)
     k["tapped"].append(sid)
-    if s != FLORIN or sid.startswith("room."):
+    if s != rt.rs.money or sid.startswith("room."):
         k["pool"][s] = k["pool"].get(s, 0) + n
 
 
@@ -178,4 +178,4 @@ def can_pay(rt, player, cost, ctx) -> bool:
         if got is None:
             got = memo[key] = (rt.payment_sources(player, ctx) + _virtual_sources(rt, player), rt.florins(player))
         srcs, treasury = got
-    return any(_feasible(alt, {}, treasury, srcs) for alt in cost)
+    return any(_feasible(alt, {}, treasury, srcs, rt.rs.money) for alt in cost)

@@ -6,6 +6,7 @@ Built once per pack (`Ruleset.build(pack)`), shared by all games of that pack.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from rulespec import ast as A
 from rulespec.checker import Checker
@@ -180,6 +181,12 @@ class Ruleset:
         if self.static(d, "during_payment", False):
             self.payment_procedures.append(d.id)
             self.procedures[d.id].provides = self.symbols_of(d, "provides")
+
+    @cached_property
+    def money(self) -> str:
+        """The symbol kept in the treasury (`storable: true`, florins in Virtù): what payments
+        take from the treasury and what `gain`/`lose` add to it. A variant may rename it."""
+        return next((sid for sid, sym in self.symbols.items() if sym["storable"]), "florin")
 
     def _k_symbol(self, d):
         self.symbols[d.id] = {"storable": bool(self.static(d, "storable", False)), "name": d.title or d.id}

@@ -623,6 +623,16 @@ class Runtime(PalaceMixin, FightMixin):
     def f_position(self, p, track):
         return self.state["tracks"][track]["pos"].get(p, 0)
 
+    def f_steps_left(self, p, track):
+        """Spaces still allowed this Year by the track's max_steps_per_year (steps taken are
+        kept per player as [year, steps] under the track's `year_steps`)."""
+        tr = self.rs.tracks.get(track) or {}
+        limit = tr.get("max_steps_per_year")
+        if limit is None:
+            return 99
+        used = self.state["tracks"][track]["year_steps"].get(p)
+        return max(0, limit - (used[1] if used and used[0] == self.state["year"] else 0))
+
     def f_symbols_owned(self, p, symbol):
         n = 0
         for x in self.a_player_cards(p) + self.a_player_tiles(p):
@@ -749,8 +759,8 @@ class Runtime(PalaceMixin, FightMixin):
         if n <= 0:
             raise Abort(f"{source} has no {symbol} to use")
         self.state.setdefault("spent", []).append(source)
-        if symbol == "florin" and not source.startswith("room."):
-            pl["florins"] += n        # florins from Cortigiano cards and tiles go to the treasury
+        if symbol == self.rs.money and not source.startswith("room."):
+            pl["florins"] += n        # money from Cortigiano cards and tiles goes to the treasury
         return n
 
     def _palace(self, p):
@@ -812,7 +822,7 @@ class Runtime(PalaceMixin, FightMixin):
         p = kw.get("player", env.get("player"))
         pl = self.P(p)
         n = int(n or 0)
-        if what == "florin":
+        if what == self.rs.money:
             pl["florins"] += n
         elif what == "agent":
             add = min(n, pl["agents_max"] - pl["agents_total"])
@@ -841,7 +851,7 @@ class Runtime(PalaceMixin, FightMixin):
         what, n = args[0], int(args[1] if len(args) > 1 else 1)
         p = kw.get("player", env.get("player"))
         pl = self.P(p)
-        if what == "florin":
+        if what == self.rs.money:
             pl["florins"] = max(0, pl["florins"] - n)
         elif what == "war_token":
             pl["war_tokens"] = max(0, pl["war_tokens"] - n)
@@ -1140,6 +1150,14 @@ class Runtime(PalaceMixin, FightMixin):
         top = len(tr["spaces"]) - 1
         old = st["pos"].get(p, 0)
         new = max(0, min(top, old + n))
+        if tr.get("max_steps_per_year") is not None and new > old:
+            left = self.f_steps_left(p, track)
+            if new - old > left:
+                raise Abort(f"at most {tr['max_steps_per_year']} step(s) per Year on this track "
+                            f"({left} left this Year)", span)
+            used = st["year_steps"].get(p)
+            taken = used[1] if used and used[0] == self.state["year"] else 0
+            st["year_steps"][p] = [self.state["year"], taken + new - old]
         st["pos"][p] = new
         self.state["seq"] += 1
         st["seq"][p] = self.state["seq"]

@@ -98,7 +98,8 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
         "war_tokens": _supply_count(rs, "war_tokens"),
     }
     for tr in rs.tracks:
-        st["tracks"][tr] = {"pos": {c: 0 for c in colours}, "seq": {c: i for i, c in enumerate(reversed(colours))}}
+        st["tracks"][tr] = {"pos": {c: 0 for c in colours}, "seq": {c: i for i, c in enumerate(reversed(colours))},
+                            "year_steps": {}}       # player -> [year, spaces advanced that Year]
     for c in colours:
         cd = col_defs.get(c, {})
         pal = rs.palaces.get(c) or next(iter(rs.palaces.values()), {"rooms": [], "left": 1, "right": 2, "max": 6})

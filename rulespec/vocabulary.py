@@ -61,6 +61,8 @@ FUNCTIONS: dict[str, Sig] = {
     # state queries
     "modified_value": Sig(("city", "player"), "number", "base value -1 for the player's Agent, +1 for another's"),
     "position": Sig(("player", "track"), "number", "a player's space on a track"),
+    "steps_left": Sig(("player", "track"), "number",
+                      "how many more spaces the player may advance on a track this Year (its max_steps_per_year; 99 without one)"),
     "symbols_owned": Sig(("player", "symbol"), "number", "symbols on all the player's cards and tiles, either side"),
     "owns": Sig(("player", "any"), "bool", "the player owns this card/tile (or one of this type)"),
     "owned": Sig(("player", "str"), "set:any", "the player's cards/tiles of a type (notable, title, city...)"),

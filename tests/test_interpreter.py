@@ -136,3 +136,48 @@ def test_unverified_candidates_are_all_legal_in_the_base_pack(engine):
         fast = engine.legal_moves(s)
         assert fast == checking.legal_moves(s), s["vm"]["pending"]
         s = engine.apply(s, rng.choice(fast))
+
+
+def test_a_track_refuses_more_steps_than_its_yearly_limit(engine):
+    """max_steps_per_year (tracks.yaml) is kept by the engine, whatever the rules call."""
+    from interpreter import vm
+    s = engine.new_game(3, seed=1)
+    rt = engine.runtime(s)
+    assert rt.f_steps_left("red", "patronage_track") == 1
+    rt.v_advance({"player": "red"}, ["patronage_track", 1], {}, None)
+    assert rt.f_steps_left("red", "patronage_track") == 0
+    with pytest.raises(vm.Abort, match="at most 1 step"):
+        rt.v_advance({"player": "red"}, ["patronage_track", 1], {}, None)
+    assert s["tracks"]["patronage_track"]["pos"]["red"] == 1
+    assert rt.f_steps_left("red", "cities_track") == 99          # no limit on that track
+    s["year"] += 1
+    assert rt.f_steps_left("red", "patronage_track") == 1
+
+
+def test_money_is_the_packs_storable_symbol(make_pack):
+    """Payments and gain/lose use the symbol the pack marks `storable` as the treasury."""
+    assert Engine(load_pack("base_3to5")).rs.money == "florin"
+    root = make_pack("ducats", {
+        "pack.yaml": """
+            id: ducats
+            name: ducats
+            version: 0.1.0
+            extends: base_3to5
+        """,
+        "rules/money.rules": """
+            modify symbol florin {
+              storable: false
+            }
+            symbol ducat "Ducat" {
+              storable: true
+            }
+        """,
+    })
+    eng = Engine(load_pack(root))
+    assert eng.rs.money == "ducat"
+    s = eng.new_game(3, seed=1)
+    rt = eng.runtime(s)
+    before = s["p"]["red"]["florins"]
+    rt.v_gain({"player": "red"}, ["ducat", 2], {}, None)
+    rt.v_gain({"player": "red"}, ["florin", 5], {}, None)      # not money any more: no treasury
+    assert s["p"]["red"]["florins"] == before + 2
