@@ -633,6 +633,9 @@ class Runtime(PalaceMixin, FightMixin):
         used = self.state["tracks"][track]["year_steps"].get(p)
         return max(0, limit - (used[1] if used and used[0] == self.state["year"] else 0))
 
+    def f_bottom(self, x, symbol):
+        return self.item(x).get("bottom", {}).get(symbol, 0) if isinstance(x, str) else 0
+
     def f_symbols_owned(self, p, symbol):
         n = 0
         for x in self.a_player_cards(p) + self.a_player_tiles(p):

@@ -64,6 +64,7 @@ FUNCTIONS: dict[str, Sig] = {
     "steps_left": Sig(("player", "track"), "number",
                       "how many more spaces the player may advance on a track this Year (its max_steps_per_year; 99 without one)"),
     "symbols_owned": Sig(("player", "symbol"), "number", "symbols on all the player's cards and tiles, either side"),
+    "bottom": Sig(("any", "symbol"), "number", "how many of a symbol the bottom of one card or tile shows"),
     "owns": Sig(("player", "any"), "bool", "the player owns this card/tile (or one of this type)"),
     "owned": Sig(("player", "str"), "set:any", "the player's cards/tiles of a type (notable, title, city...)"),
     "agent_at": Sig(("any",), "player?", "whose Agent is on a city, room or alliance"),
