@@ -19,14 +19,9 @@ def room_ref(p, i) -> str:
 class PalaceMixin:
     # ------------------------------------------------------------ rooms
     def parse_room(self, ref):
-        memo = self.memo
-        if memo is not None and isinstance(ref, str):      # read-only window (Runtime.reading)
-            key = ("room", ref)
-            got = memo.get(key)
-            if got is None:
-                got = memo[key] = self._parse_room(ref)
-            return got
-        return self._parse_room(ref)
+        if not isinstance(ref, str):
+            return self._parse_room(ref)
+        return self.memoised(("room", ref), self._parse_room, ref)
 
     def _parse_room(self, ref):
         if not isinstance(ref, str) or ".room" not in ref:
@@ -83,12 +78,8 @@ class PalaceMixin:
     # ------------------------------------------------------------ where cards are
     def locate(self, x):
         """(owner, place, detail) of a card: place in left/right/action/improvement/outside/unplaced."""
-        memo = self.memo
-        if memo is not None and isinstance(x, str):        # read-only window (Runtime.reading)
-            index = memo.get("locate")
-            if index is None:
-                index = memo["locate"] = self._locate_index()
-            return index.get(x, (None, None, None))
+        if self.memo is not None and isinstance(x, str):        # read-only window (Runtime.reading)
+            return self.memoised("locate", self._locate_index).get(x, (None, None, None))
         return self._locate(x)
 
     def _locate_index(self) -> dict:

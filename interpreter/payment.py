@@ -165,17 +165,13 @@ def _virtual_sources(rt, player) -> list:
     return out
 
 
+def _sources_and_treasury(rt, player, ctx):
+    return rt.payment_sources(player, ctx) + _virtual_sources(rt, player), rt.florins(player)
+
+
 def can_pay(rt, player, cost, ctx) -> bool:
     """Whether `player` could pay `cost` now (used by `can_pay(...)` in rules)."""
     cost = costs.as_cost(cost)
-    memo = rt.memo
-    if memo is None:
-        srcs = rt.payment_sources(player, ctx) + _virtual_sources(rt, player)
-        treasury = rt.florins(player)
-    else:       # a read-only window (Runtime.reading): the sources cannot change
-        key = ("can_pay", player, ctx.get("action"))
-        got = memo.get(key)
-        if got is None:
-            got = memo[key] = (rt.payment_sources(player, ctx) + _virtual_sources(rt, player), rt.florins(player))
-        srcs, treasury = got
+    # in a read-only window (Runtime.reading) the sources cannot change: computed once
+    srcs, treasury = rt.memoised(("can_pay", player, ctx.get("action")), _sources_and_treasury, rt, player, ctx)
     return any(_feasible(alt, {}, treasury, srcs, rt.rs.money) for alt in cost)

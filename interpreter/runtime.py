@@ -59,6 +59,18 @@ class Runtime(PalaceMixin, FightMixin):
         if opened:
             self.memo = None
 
+    _UNSET = object()
+
+    def memoised(self, key, compute, *args):
+        """compute(*args), remembered under `key` while a read-only window is open."""
+        memo = self.memo
+        if memo is None:
+            return compute(*args)
+        got = memo.get(key, self._UNSET)
+        if got is self._UNSET:
+            got = memo[key] = compute(*args)
+        return got
+
     # ------------------------------------------------------------ helpers
     def P(self, player) -> dict:
         try:
@@ -176,14 +188,9 @@ class Runtime(PalaceMixin, FightMixin):
         return [a for a, s in self.state["alliances"].items() if s["holder"] == p]
 
     def a_player_cards(self, p):
-        memo = self.memo
-        if memo is not None and isinstance(p, str):        # read-only window (Runtime.reading)
-            key = ("cards", p)
-            got = memo.get(key)
-            if got is None:
-                got = memo[key] = self._player_cards(p)
-            return list(got)         # a copy: the caller may keep or extend it
-        return self._player_cards(p)
+        if self.memo is None or not isinstance(p, str):
+            return self._player_cards(p)
+        return list(self.memoised(("cards", p), self._player_cards, p))   # a copy: callers may extend it
 
     def _player_cards(self, p):
         pl = self.P(p)
@@ -332,15 +339,7 @@ class Runtime(PalaceMixin, FightMixin):
         """The runtime type of a value (for attributes on values typed `any`)."""
         if not isinstance(obj, str):
             return None
-        memo = self.memo
-        if memo is None:
-            return self._type_name(obj)
-        key = ("type", obj)
-        try:
-            return memo[key]
-        except KeyError:
-            t = memo[key] = self._type_name(obj)
-            return t
+        return self.memoised(("type", obj), self._type_name, obj)
 
     def _type_name(self, obj) -> str | None:
         if obj in self.state["p"]:
@@ -645,14 +644,12 @@ class Runtime(PalaceMixin, FightMixin):
     def _owned_things(self, p) -> list:
         """Cards, tiles and outside cards of a player (memoised in a read-only window; callers
         only iterate over it)."""
-        memo = self.memo
-        if memo is None or not isinstance(p, str):
-            return self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]
-        key = ("owned", p)
-        got = memo.get(key)
-        if got is None:
-            got = memo[key] = self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]
-        return got
+        if not isinstance(p, str):
+            return self._things_of(p)
+        return self.memoised(("owned", p), self._things_of, p)
+
+    def _things_of(self, p) -> list:
+        return self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]
 
     def f_owns(self, p, x):
         owned = self._owned_things(p)
