@@ -424,14 +424,19 @@ class Runtime(PalaceMixin, FightMixin):
     def formula(self, name, args, kwargs, env):
         f = self.rs.formulas[name]
         local = {"player": env.get("player"), "action": env.get("action")}
-        for i, (pname, default) in enumerate(f["params"]):
+        self._bind(f["params"], args, kwargs, local)
+        return f["value"](self, local)
+
+    def _bind(self, params, args, kwargs, local):
+        """Parameters of a formula, action or procedure: by position, by name, else the
+        declared default (evaluated with the parameters bound so far)."""
+        for i, (pname, default) in enumerate(params):
             if i < len(args):
                 local[pname] = args[i]
             elif pname in kwargs:
                 local[pname] = kwargs[pname]
             else:
                 local[pname] = default(self, local) if default else None
-        return f["value"](self, local)
 
     def table_lookup(self, table, *keys):
         rows = self.rs.tables.get(table)
@@ -788,13 +793,7 @@ class Runtime(PalaceMixin, FightMixin):
             self.log(f"{local['player']}: {c.decl.title or c.id}")
         elif env.get("action"):
             local["action"] = env["action"]
-        for i, (pname, default) in enumerate(c.params):
-            if i < len(args):
-                local[pname] = args[i]
-            elif pname in kwargs:
-                local[pname] = kwargs[pname]
-            else:
-                local[pname] = default(self, local) if default else None
+        self._bind(c.params, args, kwargs, local)
         if c.requires is not None and not c.requires(self, local):
             raise Abort(f"{c.decl.kind} {c.id} cannot be used now", c.decl.span)
         return c.effect, local
