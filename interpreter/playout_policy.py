@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import weakref
 
+from rulespec.errors import Diagnostic, RulespecError
+
 _POLICIES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -25,7 +27,7 @@ class PlayoutPolicy:
             weight = rs.static(d, "weight", 1)
             self.hints.append((rs.static(d, "decision", "") or "", rs.static(d, "move", "") or "",
                                float(weight) if isinstance(weight, (int, float)) else 1.0))
-        self.heuristics = [(rs.fn(d, "value"), float(rs.static(d, "weight", 1) or 0))
+        self.heuristics = [(rs.fn(d, "value"), float(rs.static(d, "weight", 1) or 0), d)
                            for d in engine.pack.of_kind("heuristic")]
         self._by_prompt: dict = {}
 
@@ -60,6 +62,12 @@ class PlayoutPolicy:
         rt = eng.runtime(state)
         total = float(eng.total_score(state, player))
         env = {"player": player}
-        for fn, weight in self.heuristics:
-            total += weight * float(fn(rt, env) or 0)
+        for fn, weight, decl in self.heuristics:
+            try:
+                total += weight * float(fn(rt, env) or 0)
+            except Exception as e:      # a pack's formula failed: say which, never a traceback
+                span = decl.fields["value"].span if "value" in decl.fields else decl.span
+                raise RulespecError(Diagnostic(
+                    "RS301", f"heuristic '{decl.id}' failed for {player}: {type(e).__name__}: {e}", span,
+                    "guard the formula (if ... then ... else) so that it gives a number in every position")) from None
         return total

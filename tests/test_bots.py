@@ -138,3 +138,26 @@ def test_random_players_take_fewer_indulgences_than_uniform_ones(engine):
 def test_every_bot_is_listed_for_the_command_line():
     from rulespec.cli import BOT_NAMES
     assert set(BOT_NAMES) == set(BOTS)
+
+
+def test_a_failing_heuristic_is_a_positioned_error_not_a_traceback(make_pack):
+    from rulespec.errors import RulespecError
+    root = make_pack("bad_heuristic", {
+        "pack.yaml": """
+            id: bad_heuristic
+            name: bad heuristic
+            version: 0.1.0
+            extends: base_3to5
+        """,
+        "rules/advice.rules": """
+            heuristic slip "A player where a City is expected" {
+              value: modified_value(player, player)
+            }
+        """,
+    })
+    eng = Engine(load_pack(root))
+    s = eng.new_game(4, 0)
+    with pytest.raises(RulespecError) as e:
+        PlayoutPolicy.for_engine(eng).value(s, "blue")
+    d = e.value.first
+    assert d.code == "RS301" and "slip" in d.message and d.span.file.endswith("advice.rules") and d.span.line == 2
