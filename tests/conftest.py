@@ -21,3 +21,22 @@ def make_pack(tmp_path):
     def make(name: str, files: dict) -> Path:
         return write_pack(tmp_path / name, files)
     return make
+
+
+def pytest_terminal_summary(terminalreporter):
+    """How many whole random games (tests/test_full_games.py) reached an end condition of the
+    rules, per player count: the others stopped at the pack's bound. Works under pytest-xdist
+    (recorded properties travel with the test reports)."""
+    totals = {}
+    for rep in terminalreporter.stats.get("passed", []):
+        for name, value in getattr(rep, "user_properties", ()):
+            if name == "whole_games":
+                t = totals.setdefault(value["players"], [0, 0, value["bound"]])
+                t[0] += value["ended"]
+                t[1] += value["games"]
+    if totals:
+        terminalreporter.write_sep("-", "whole random games")
+        for players in sorted(totals):
+            ended, games, bound = totals[players]
+            terminalreporter.write_line(f"{players} players: {ended} of {games} games ended by the rules, "
+                                        f"{games - ended} stopped at the {bound}-Year bound")

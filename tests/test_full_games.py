@@ -5,8 +5,8 @@ every pack constraint checked after every move, no exception, no state without a
 and every game replayed from its JSON-lines log to the identical final state.
 
 A game ends by an end condition of the rules, or at the pack's bound (game.max_years) for the
-games in which the bots never get there: that is counted and printed, not hidden
-(`pytest -m slow -s` shows the counts). The games are split into chunks so that pytest-xdist
+games in which the bots never get there: that is counted, and the totals are printed at the
+end of every test run (conftest.py). The games are split into chunks so that pytest-xdist
 spreads them over the machine's CPUs.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ def engine():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("players,first", [(n, f) for n in (3, 4, 5) for f in range(0, GAMES, CHUNK)])
-def test_random_games_run_to_the_end_and_replay_identically(engine, players, first, tmp_path):
+def test_random_games_run_to_the_end_and_replay_identically(engine, players, first, tmp_path, record_property):
     ended = 0
     for seed in range(first, min(first + CHUNK, GAMES)):
         record = []
@@ -45,5 +45,6 @@ def test_random_games_run_to_the_end_and_replay_identically(engine, players, fir
         log = tmp_path / f"{players}p-{seed}.jsonl"
         write_log(log, engine, state["players"], seed, {}, record, state)
         assert state_hash(replay(log, engine)) == state_hash(state), f"seed {seed}: replay differs"
-    print(f"\n{players} players, seeds {first}-{min(first + CHUNK, GAMES) - 1}: "
-          f"{ended} ended by the rules, the others at the {engine.rs.game['max_years']}-Year bound")
+    # summed over all chunks and printed at the end of the run (conftest.py)
+    record_property("whole_games", {"players": players, "games": min(first + CHUNK, GAMES) - first,
+                                    "ended": ended, "bound": engine.rs.game["max_years"]})
