@@ -171,16 +171,9 @@ class Engine:
             out[p] = row
         return out
 
-    def total_score(self, state, player) -> int:
-        rt = self.runtime(state)
+    def total_score(self, state, player, rt=None) -> int:
+        rt = rt or self.runtime(state)
         return sum(int(s["points"](rt, {"player": player}) or 0) for s in self.rs.scoring)
-
-    def material(self, state, player) -> float:
-        """A rough, pack-independent measure of a player's means (for heuristic bots)."""
-        pl = state["p"][player]
-        cities = sum(1 for c in state["cities"].values() if c["controller"] == player)
-        tracks = sum(t["pos"].get(player, 0) for t in state["tracks"].values())
-        return 3 * cities + 2 * tracks + 0.5 * min(pl["florins"], 10) + 0.3 * len(pl["tiles"])
 
     def winners(self, state) -> list:
         sc = self.scores(state)

@@ -158,9 +158,8 @@ class FirstBot:
 
 class GreedyBot:
     """One-ply greedy: applies each legal move and values the position for the deciding
-    player as 10 × its total Prestige Points (the pack's own scoring rules) + a small material
-    term (cities, track positions, florins: Engine.material), picking the best and breaking
-    ties at random. Knows no card or rule by name, so it works for any pack."""
+    player like the planner does (the pack's scoring rows plus its `heuristic`s), picking the
+    best and breaking ties at random. Knows no card or rule by name, so it works for any pack."""
 
     name = "greedy"
 
@@ -174,13 +173,14 @@ class GreedyBot:
         me = (state["vm"]["pending"] or {}).get("player")
         if me is None:
             return moves[self.rng.randrange(len(moves))]
+        policy = PlayoutPolicy.for_engine(engine)
         best, best_val = [], None
         for mv in moves:
             try:
                 after = engine.apply(state, mv, check=False)
             except Exception:
                 continue
-            val = engine.total_score(after, me) * 10 + engine.material(after, me)
+            val = policy.value(after, me)
             if best_val is None or val > best_val:
                 best, best_val = [mv], val
             elif val == best_val:

@@ -60,7 +60,7 @@ class PlayoutPolicy:
         """The player's score (the pack's scoring rows) plus the pack's heuristic terms."""
         eng = self.engine
         rt = eng.runtime(state)
-        total = float(eng.total_score(state, player))
+        total = float(eng.total_score(state, player, rt))
         env = {"player": player}
         for fn, weight, decl in self.heuristics:
             try:

@@ -35,20 +35,7 @@ WIDE_NAMES = {"players", "opponents", "agent_spots", "cities", "alliances", "neu
 
 def _names_in(node) -> set:
     """Every Name used in an expression (for dependency analysis)."""
-    import dataclasses
-    out = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, A.Name):
-            out.add(n.id)
-        if isinstance(n, A.Node):
-            stack.extend(getattr(n, f.name) for f in dataclasses.fields(n))
-        elif isinstance(n, (list, tuple)):
-            stack.extend(n)
-        elif isinstance(n, dict):
-            stack.extend(n.values())
-    return out
+    return {n.id for n in A.walk(node) if isinstance(n, A.Name)}
 
 
 def _literal(v):

@@ -634,8 +634,11 @@ class Runtime(PalaceMixin, FightMixin):
         limit = tr.get("max_steps_per_year")
         if limit is None:
             return 99
+        return max(0, limit - self._steps_this_year(p, track))
+
+    def _steps_this_year(self, p, track) -> int:
         used = self.state["tracks"][track]["year_steps"].get(p)
-        return max(0, limit - (used[1] if used and used[0] == self.state["year"] else 0))
+        return used[1] if used and used[0] == self.state["year"] else 0
 
     def f_bottom(self, x, symbol):
         return self.item(x).get("bottom", {}).get(symbol, 0) if isinstance(x, str) else 0
@@ -643,7 +646,7 @@ class Runtime(PalaceMixin, FightMixin):
     def f_symbols_owned(self, p, symbol):
         n = 0
         for x in self.a_player_cards(p) + self.a_player_tiles(p):
-            n += self.item(x).get("bottom", {}).get(symbol, 0)
+            n += self.f_bottom(x, symbol)
         return n
 
     def _owned_things(self, p) -> list:
@@ -1154,9 +1157,7 @@ class Runtime(PalaceMixin, FightMixin):
             if new - old > left:
                 raise Abort(f"at most {tr['max_steps_per_year']} step(s) per Year on this track "
                             f"({left} left this Year)", span)
-            used = st["year_steps"].get(p)
-            taken = used[1] if used and used[0] == self.state["year"] else 0
-            st["year_steps"][p] = [self.state["year"], taken + new - old]
+            st["year_steps"][p] = [self.state["year"], self._steps_this_year(p, track) + new - old]
         st["pos"][p] = new
         self.state["seq"] += 1
         st["seq"][p] = self.state["seq"]

@@ -6,7 +6,7 @@ callables by `rulespec.compiler`, never walked in the game's hot loop.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Optional
 
 from .errors import Span, UNKNOWN_SPAN
@@ -300,3 +300,23 @@ class Removal(Node):
 class Module(Node):
     file: str
     items: list                     # Declaration | Removal
+
+
+def walk(value):
+    """Every AST node inside `value` (a node, or lists / tuples / dicts of them), each once,
+    without recursion (deeply nested expressions must not hit the recursion limit). A node is
+    yielded before its children are read, so a caller may rewrite its Span fields."""
+    seen = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Node):
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            yield v
+            stack.extend(getattr(v, f.name) for f in fields(v))
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())

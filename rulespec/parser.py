@@ -416,7 +416,6 @@ def map_spans(node, where) -> None:
     (line, column) of a position of the parsed text (e.g. DSL text taken from a YAML block
     scalar, see yamldata.YamlDoc.text_positions)."""
     import dataclasses
-    seen = set()
 
     def move(v: Span) -> Span:
         if not v.line:
@@ -428,20 +427,8 @@ def map_spans(node, where) -> None:
             end_line, end_col = v.end_line, v.end_column
         return Span(v.file, line, col, end_line, end_col)
 
-    stack = [node]                  # iterative: deeply nested expressions must not recurse
-    while stack:
-        n = stack.pop()
-        if isinstance(n, A.Node):
-            if id(n) in seen:
-                continue
-            seen.add(id(n))
-            for f in dataclasses.fields(n):
-                v = getattr(n, f.name)
-                if isinstance(v, Span):
-                    setattr(n, f.name, move(v))
-                elif isinstance(v, (A.Node, list, tuple, dict)):
-                    stack.append(v)
-        elif isinstance(n, (list, tuple)):
-            stack.extend(n)
-        elif isinstance(n, dict):
-            stack.extend(n.values())
+    for n in A.walk(node):
+        for f in dataclasses.fields(n):
+            v = getattr(n, f.name)
+            if isinstance(v, Span):
+                setattr(n, f.name, move(v))

@@ -9,7 +9,7 @@ stable code; the codes are documented in docs/validator.md.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field, fields as dc_fields, is_dataclass
+from dataclasses import dataclass, field
 
 from rulespec import ast as A
 
@@ -81,10 +81,8 @@ def check_components(pack: Pack) -> list:
         kind = _name(comp.get("of_kind"))
         if kind not in ("card", "tile"):
             continue
-        want = comp.get("count")
-        want = getattr(want, "value", want)
-        typ = _name(comp.get("of_type"))
-        typ = getattr(typ, "value", typ)
+        want = _text(comp.get("count"))
+        typ = _text(_name(comp.get("of_type")))
         found = [d for d in pack.of_kind(kind) if typ is None or _name(d.get("type")) == typ]
         have = sum(_copies(d) for d in found)
         if isinstance(want, int) and have != want:
@@ -109,20 +107,6 @@ def check_unused(pack: Pack, referenced: set) -> list:
     return out
 
 
-def _ast_nodes(value):
-    """Every AST node inside a field value (statements, options, expressions)."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, (list, tuple)):
-            stack.extend(v)
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-        elif is_dataclass(v) and not isinstance(v, type):
-            yield v
-            stack.extend(getattr(v, f.name) for f in dc_fields(v))
-
-
 def decision_texts(pack: Pack):
     """The prompts of every decision the pack's rules can ask, and the labels of their options."""
     prompts, labels = {"pay"}, set()
@@ -131,7 +115,7 @@ def decision_texts(pack: Pack):
         d = decls.pop()
         decls.extend(d.blocks.values())
         for fv in d.fields.values():
-            for node in _ast_nodes(fv.value):
+            for node in A.walk(fv.value):
                 if isinstance(node, (A.Choose, A.OptionalStmt, A.Either)) and node.prompt:
                     prompts.add(node.prompt)
                 if isinstance(node, A.Option):
