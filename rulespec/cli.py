@@ -24,44 +24,60 @@ def _console():
 def cmd_validate(args) -> int:
     from validator.static import validate_pack
     reports = [validate_pack(ref) for ref in (args.packs or [DEFAULT_PACK])]
-    failed = False
+    fails = {r.pack_ref: bool(r.errors or (args.strict and r.warnings)) for r in reports}
+    # playouts run only on packs whose static checks passed; their findings join the pack's
+    playouts = {}
+    if args.playouts:
+        from validator.playouts import run_playouts
+        for r in reports:
+            if not fails[r.pack_ref]:
+                summary = {}
+                playouts[r.pack_ref] = (run_playouts(r.pack, args.playouts, args.seed, summary), summary)
+                fails[r.pack_ref] = bool(playouts[r.pack_ref][0])
     if args.format == "json":
         out = []
         for r in reports:
-            out.append({"pack": r.pack_ref, "errors": len(r.errors), "warnings": len(r.warnings),
-                        "diagnostics": [d.to_json() for d in r.diagnostics]})
+            found, summary = playouts.get(r.pack_ref, ([], None))
+            diags = r.diagnostics + found
+            entry = {"pack": r.pack_ref, "errors": sum(d.severity == "error" for d in diags),
+                     "warnings": len(r.warnings), "diagnostics": [d.to_json() for d in diags]}
+            if summary is not None:
+                entry["playouts"] = {str(k): {"games": v["games"], "ended_by_rules": v["ended"],
+                                              "years": v["years"]} for k, v in summary.items()}
+            out.append(entry)
         print(json.dumps(out if len(out) > 1 else out[0], indent=2))
     for r in reports:
+        found, summary = playouts.get(r.pack_ref, ([], None))
         if args.format == "github":
-            for d in r.diagnostics:
-                level = "error" if d.severity == "error" or args.strict else "warning"
-                msg = f"{d.code} {d.message}" + (f" (hint: {d.hint})" if d.hint else "")
-                msg = msg.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-                where = f"file={d.span.file}"
-                if d.span.line:            # no position (e.g. a pack that was not found): file only
-                    where += f",line={d.span.line}" + (f",col={d.span.column}" if d.span.column else "")
-                print(f"::{level} {where}::{msg}")
+            for d in r.diagnostics + found:
+                print(_github_annotation(d, args.strict))
         elif args.format == "text":
             for d in r.diagnostics:
                 print(d.render(), file=sys.stdout)
                 print()
             name = r.pack.id if r.pack else r.pack_ref
-            status = "ok" if not r.errors and not (args.strict and r.warnings) else "FAILED"
+            status = "ok" if not (r.errors or (args.strict and r.warnings)) else "FAILED"
             print(f"{name}: {len(r.errors)} error(s), {len(r.warnings)} warning(s) — {status}")
-        if r.errors or (args.strict and r.warnings):
-            failed = True
-    if args.playouts and not failed:
-        try:
-            from validator.playouts import run_playouts
-        except ImportError:
-            print("playouts need the interpreter, which is not available yet", file=sys.stderr)
-            return 1
-        for r in reports:
-            diags = run_playouts(r.pack, args.playouts, args.seed)
-            for d in diags:
+            for d in found:
                 print(d.render())
-            failed = failed or bool(diags)
-    return 1 if failed else 0
+            if summary is not None:
+                for players, row in summary.items():
+                    years = row["years"]
+                    mean = sum(years) / len(years) if years else 0
+                    print(f"{name} playouts, {players} players: {row['ended']}/{row['games']} ended by the rules, "
+                          f"{mean:.1f} Years on average (longest {max(years, default=0)})")
+    return 1 if any(fails.values()) else 0
+
+
+def _github_annotation(d, strict: bool) -> str:
+    """A GitHub Actions workflow command: the finding shows on the file's line in the PR."""
+    level = "error" if d.severity == "error" or strict else "warning"
+    msg = f"{d.code} {d.message}" + (f" (hint: {d.hint})" if d.hint else "")
+    msg = msg.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    where = f"file={d.span.file}"
+    if d.span.line:            # no position (e.g. a pack that was not found): file only
+        where += f",line={d.span.line}" + (f",col={d.span.column}" if d.span.column else "")
+    return f"::{level} {where}::{msg}"
 
 
 # ------------------------------------------------------------------ show

@@ -93,10 +93,8 @@ def test_random_legal_play_keeps_invariants(engine, seed, players, picks):
 # Whole random games (to their end, constraints, replays): tests/test_full_games.py.
 
 
-def test_playout_validation_reports_games_without_end(make_pack):
-    """A bound no game of Virtù can meet (3 Years) makes every playout an RS304 finding."""
-    from validator.playouts import run_playouts
-    root = make_pack("three_years", {
+def _three_years(make_pack):
+    return make_pack("three_years", {
         "pack.yaml": """
             id: three_years
             name: three years
@@ -110,10 +108,46 @@ def test_playout_validation_reports_games_without_end(make_pack):
             }
         """,
     })
-    diags = run_playouts(load_pack(root), 1, seed=0)
+
+
+def test_playout_validation_reports_games_without_end(make_pack):
+    """A bound no game of Virtù can meet (3 Years) makes every playout an RS304 finding."""
+    from validator.playouts import run_playouts
+    summary = {}
+    diags = run_playouts(load_pack(_three_years(make_pack)), 1, seed=0, summary=summary)
     assert [d.code for d in diags] == ["RS304"]
     assert "seed 0" in diags[0].message and "within 3 years" in diags[0].message
     assert "rulespec replay" in diags[0].hint
+    # it points at the bound, where the pack author can raise it
+    assert diags[0].span.file.endswith("bound.rules") and diags[0].span.line == 2
+    assert "max_years" in diags[0].hint
+    assert summary == {3: {"games": 1, "ended": 0, "years": [3]}}
+
+
+def _validate_cli(*args):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "rulespec.cli", "validate", *map(str, args)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_playout_findings_follow_the_output_format(make_pack):
+    """CI reads playout findings like static ones: one JSON document (with the games' summary)
+    or GitHub annotations on the line of the bound."""
+    import json
+    import re
+    root = _three_years(make_pack)
+    proc = _validate_cli(root, "--playouts", "1", "--format", "json")
+    assert proc.returncode == 1
+    data = json.loads(proc.stdout)
+    assert data["errors"] == 1 and [d["code"] for d in data["diagnostics"]] == ["RS304"]
+    assert data["playouts"] == {"3": {"games": 1, "ended_by_rules": 0, "years": [3]}}
+    proc = _validate_cli(root, "--playouts", "1", "--format", "github")
+    assert proc.returncode == 1
+    assert re.fullmatch(r"::error file=.+bound\.rules,line=2,col=\d+::RS304 3 players, seed 0: .*",
+                        proc.stdout.strip()), proc.stdout
+    proc = _validate_cli(root, "--playouts", "1")
+    assert "three_years playouts, 3 players: 0/1 ended by the rules, 3.0 Years on average" in proc.stdout
 
 
 def test_playout_validation_passes_when_games_end():

@@ -30,14 +30,14 @@ def playout(engine, players: int, seed: int, max_moves: int = 100_000):
     state = None
     pack_span = Span(str(engine.pack.root / "pack.yaml"), 1, 1)
 
-    def fail(code, msg):
+    def fail(code, msg, span=None, hint=""):
         path = os.path.join(_log_dir(), f"{engine.pack.id}-{players}p-seed{seed}.jsonl")
         try:
             write_log(path, engine, state["players"] if state else [], seed, {}, record)
         except Exception:
             path = "(no log)"
-        return Diagnostic(code, f"{players} players, seed {seed}: {msg}", pack_span,
-                          f"replay with `rulespec replay {path}`")
+        return Diagnostic(code, f"{players} players, seed {seed}: {msg}", span or pack_span,
+                          f"replay with `rulespec replay {path}`" + hint)
 
     try:
         state = engine.new_game(players, seed)
@@ -58,7 +58,8 @@ def playout(engine, players: int, seed: int, max_moves: int = 100_000):
             if len(record) > max_moves:
                 return fail("RS304", f"no end after {max_moves} moves"), record, state
         if state.get("unfinished"):
-            return fail("RS304", f"the game did not end within {engine.rs.game.get('max_years')} years"), record, state
+            return fail("RS304", f"the game did not end within {engine.rs.game.get('max_years')} years",
+                        _bound_span(engine), "; if long games are intended, raise `max_years` here"), record, state
     except RulespecError as e:
         return fail("RS301", e.first.message), record, state
     except Exception as e:      # an engine bug: report it as a finding, never crash the validator
@@ -67,13 +68,30 @@ def playout(engine, players: int, seed: int, max_moves: int = 100_000):
     return None, record, state
 
 
-def run_playouts(pack, n: int, seed: int = 0) -> list:
+def _bound_span(engine):
+    """Where the pack declares the bound (the `max_years` field of its `game`), for RS304."""
+    d = engine.rs.game.get("decl")
+    f = d.fields.get("max_years") if d is not None else None
+    return f.span if f is not None else (d.span if d is not None else None)
+
+
+def run_playouts(pack, n: int, seed: int = 0, summary: dict | None = None) -> list:
+    """N seeded games per player count of the pack; returns the findings. With `summary`, also
+    fills {players: {"games", "ended", "years"}}: how many games reached an end condition of the
+    rules, and the Years each game lasted (for designers: how long bots' games are)."""
     from interpreter.api import Engine
     engine = Engine(pack)
     out = []
     for players in pack.players:
+        row = {"games": 0, "ended": 0, "years": []}
         for i in range(n):
-            d, _, _ = playout(engine, players, seed + i)
+            d, _, state = playout(engine, players, seed + i)
             if d is not None:
                 out.append(d)
+            row["games"] += 1
+            if state is not None:
+                row["ended"] += d is None
+                row["years"].append(state.get("year", 0))
+        if summary is not None:
+            summary[players] = row
     return out
