@@ -97,8 +97,12 @@ def options(rt, k) -> list:
 
 
 def _may_run(rt, player, proc) -> bool:
+    """The procedure's `requires` and `during_payment` conditions hold (`paying_for()` in them
+    names the Action of the payment in progress, or of the one `can_pay` considers)."""
     c = rt.rs.procedures[proc]
-    return c.requires is None or bool(c.requires(rt, {"player": player}))
+    env = {"player": player}
+    return ((c.requires is None or bool(c.requires(rt, env)))
+            and (c.during_payment is None or bool(c.during_payment(rt, env))))
 
 
 def _taps(rt, k) -> list:

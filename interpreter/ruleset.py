@@ -26,6 +26,7 @@ class Callable_:
     requires: object        # fn or None
     decl: Decl
     provides: dict = None   # symbols a during-payment procedure can add
+    during_payment: object = None   # fn: when it is offered during a payment
 
 
 # global names through which a per-player formula can see other players' things
@@ -165,8 +166,10 @@ class Ruleset:
 
     def _k_procedure(self, d):
         self.procedures[d.id] = self._callable(d)
-        if self.static(d, "during_payment", False):
+        when = self.fn(d, "during_payment")
+        if when is not None:
             self.payment_procedures.append(d.id)
+            self.procedures[d.id].during_payment = when
             self.procedures[d.id].provides = self.symbols_of(d, "provides")
 
     @cached_property

@@ -124,6 +124,9 @@ class Runtime(PalaceMixin, FightMixin):
     def g_year(self, env):
         return self.state["year"]
 
+    def g_phase(self, env):
+        return self.state["phase"]
+
     def g_num_players(self, env):
         return len(self.state["players"])
 
@@ -486,6 +489,10 @@ class Runtime(PalaceMixin, FightMixin):
 
     def f_paying(self):
         return self._payment_in_progress() is not None
+
+    def f_paying_for(self):
+        k = self._payment_in_progress()
+        return k["ctx"].get("action") if k is not None else self.env.get("action")
 
     def f_can_pay(self, cost):
         return payment.can_pay(self, self.env.get("player"), cost, {"action": self.env.get("action")})

@@ -187,7 +187,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     _k("procedure", "a named, reusable piece of effect (a Winter step, a siege resolution...)", {
         "effect": F("effect", True, "the steps"),
         "requires": F("expr:bool", doc="when it may be run"),
-        "during_payment": F("bool", doc="offered as a move while the player pays a cost (e.g. an Indulgence for a Crown)"),
+        "during_payment": F("expr:bool", doc="offered as a move while the player pays a cost, when this holds (`true`: any cost; `paying_for()` names the Action paid for), e.g. an Indulgence for a Crown"),
         "provides": F("symbols", doc="symbols it can add to a payment (counted by can_pay)"),
     }),
     _k("formula", "a named formula with parameters, usable in any expression: reach(c, target)", {
