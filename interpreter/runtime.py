@@ -909,6 +909,7 @@ class Runtime(PalaceMixin, FightMixin):
             for i, p in enumerate(order):
                 st["pos"][p] = int(tr["measures"](self, {"player": p}) or 0)
                 st["seq"][p] = len(order) - i
+        self.state["seq"] = max(self.state["seq"], len(order))
 
     def _cities_moved(self, p):
         """Keep a `measures`-driven track (the Cities track) in step with the board."""

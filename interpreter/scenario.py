@@ -60,6 +60,8 @@ def _get(root, path: str):
 # mappings whose keys are open-ended (a player's troops in a city, per-player positions...):
 # a `given` path may add a new key there; anywhere else a path must already exist, so a typo
 # is reported instead of silently adding data
+# lists whose order is what they say (who plays first): compared in order
+ORDERED_PATHS = {"turn_order", "players"}
 OPEN_MAPS = {"troops", "besiegers", "pos", "seq", "options", "vars", "notables"}
 
 
@@ -187,7 +189,9 @@ def run_scenario(path) -> Outcome:
                 except (KeyError, IndexError, ValueError, TypeError):
                     out.failures.append((line, f"{k}: no such path in the state"))
                     continue
-                if isinstance(want, list) and isinstance(got, list) and k != "legal":
+                if isinstance(want, list) and isinstance(got, list) and str(k) in ORDERED_PATHS:
+                    ok = [str(x) for x in want] == [str(x) for x in got]
+                elif isinstance(want, list) and isinstance(got, list) and k != "legal":
                     ok = sorted(map(str, want)) == sorted(map(str, got))
                 elif k == "legal" and isinstance(want, list):
                     ok = all(w in got for w in want)

@@ -63,7 +63,10 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
         "seed": seed, "options": dict(options or {}),
         "rng": seed & ((1 << 64) - 1),
         "players": list(colours), "turn_order": list(colours),
-        "year": 1, "phase": "setup", "ending": False, "over": False, "seq": 0,
+        "year": 1, "phase": "setup", "ending": False, "over": False,
+        # stacking order on tracks: a disc that moves gets the next number (on top of the
+        # discs already there); the starting stacks use 1..n, so the counter starts at n
+        "seq": len(colours),
         "p": {}, "cities": {}, "alliances": {}, "tracks": {}, "supply": {},
         "vm": {"frames": [], "pending": None}, "vars": {},
     }
