@@ -958,9 +958,12 @@ class Runtime(PalaceMixin, FightMixin):
             return on_gain, {"player": p, "self": inst}
 
     def _fresh(self, inst):
-        """Cards and tiles gained during a phase step cannot pay in that same step (purchases
-        are simultaneous); `fresh` clears when the player's turn in the phase ends."""
+        """A card or tile just gained cannot pay until the rules settle the gains
+        (`settle_gains`, and at the start and end of every phase): purchases are simultaneous."""
         self.state.setdefault("fresh", []).append(inst)
+
+    def v_settle_gains(self, env, args, kw, span):
+        self.state["fresh"] = []
 
     def city_tile_of(self, c):
         for p, pl in self.state["p"].items():

@@ -188,6 +188,7 @@ VERBS: dict[str, Sig] = {
     "end_game": Sig((), "none", "end the game now"),
     "log": Sig(("*any",), "none", "write a line to the game account: log(\"Siege:\", attack, \"against\", defence)"),
     "mark": Sig(("any", "str"), "none", "set a flag on a thing until the end of the phase"),
+    "settle_gains": Sig((), "none", "cards and tiles gained so far may pay from now on (until then a gain cannot pay: purchases are simultaneous); phases settle at their start and end"),
     "move_card": Sig(("any", "any"), "none", "move a card to a Cortigiano edge ('left'/'right') or a Room (slot: action|improvement)"),
     "place_marker": Sig(("room",), "none", "put the Action marker on a Room (first Spring)"),
     "take_trophy": Sig(("player",), "none", "take an opponent's disc as a Trophy"),
