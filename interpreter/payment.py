@@ -121,7 +121,7 @@ def _taps(rt, k) -> list:
 def _taps_of(rt, k, srcs) -> list:
     treasury = _have(rt, k, rt.rs.money)
     out = []
-    virtual = _virtual_sources(rt, k["player"])
+    virtual = virtual_sources(rt, k["player"])
     for i, (sid, sym) in enumerate(srcs):
         rest = srcs[:i] + srcs[i + 1:] + virtual
         for s, n in sym.items():
@@ -159,7 +159,7 @@ def describe_need(k) -> str:
     return costs.describe(k["need"])
 
 
-def _virtual_sources(rt, player) -> list:
+def virtual_sources(rt, player) -> list:
     """What the pack's during-payment procedures could add (e.g. an Indulgence's Crown)."""
     out = []
     for p in rt.rs.payment_procedures:
@@ -170,7 +170,7 @@ def _virtual_sources(rt, player) -> list:
 
 
 def _sources_and_treasury(rt, player, ctx):
-    return rt.payment_sources(player, ctx) + _virtual_sources(rt, player), rt.florins(player)
+    return rt.payment_sources(player, ctx) + virtual_sources(rt, player), rt.florins(player)
 
 
 def can_pay(rt, player, cost, ctx) -> bool:

@@ -501,8 +501,10 @@ class Runtime(PalaceMixin, FightMixin):
         return list(range(int(lo), int(hi) + 1))
 
     def f_symbols_available(self, p, symbol):
+        """Counts what the pack's during-payment procedures could add too (an Indulgence's
+        Crown), as `can_pay` does."""
         ctx = {"action": self.env.get("action")}
-        return sum(sym.get(symbol, 0) for _, sym in self.payment_sources(p, ctx))
+        return sum(sym.get(symbol, 0) for _, sym in self.payment_sources(p, ctx) + payment.virtual_sources(self, p))
 
     def f_modifier(self, p, hook):
         total = 0
