@@ -316,6 +316,9 @@ class Runtime(PalaceMixin, FightMixin):
         s = self.state["alliances"][a]
         return s["holder"] is not None and not s["used"] and s["agent"] in (None, s["holder"])
 
+    def a_alliance_bonus_used(self, a):
+        return self.state["alliances"][a]["used"]
+
     def a_alliance_cost(self, a):
         f = self.rs.alliances[a]["cost"]
         return f(self, {"self": a, "player": self.env.get("player")}) if f else costs.NOTHING

@@ -55,6 +55,10 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
     setup = pack.data["setup"].data
     n = count or len(colours)
     pc = setup_for(setup, n)
+    allowed = pc.get("colours")
+    if allowed and (len(set(colours)) != len(colours) or not set(colours) <= set(allowed)):
+        raise RulespecError(f"{n}-player games are played with {', '.join(allowed)} (setup.yaml), "
+                            f"not {', '.join(map(str, colours))}", code="RS123")
     board = Board.from_pack_data(pack.data["map"].data, setup, n)
     col_defs = {c["id"]: c for c in setup.get("colours", [])}
     st = {

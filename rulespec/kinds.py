@@ -74,7 +74,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "year": F("effect", True, "one Year: the phases in order"),
         "max_years": F("int", doc="a bound for validation playouts: a game must end within this many years"),
         "tie_break": F("expr:number", doc="per player: higher wins ties on total score"),
-        "first_player": F("enum:choose|random|seat", doc="how the first player is chosen"),
+        "first_player": F("enum:choose|random|seat", doc="how the first player is chosen (choose: by the players, who give new_game the colours in seat order starting with the first player)"),
     }),
     _k("symbol", "a resource symbol printed on card and tile bottoms", {
         "usable_in": F("list:any", doc="the actions and steps where the symbol may be spent"),

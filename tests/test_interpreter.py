@@ -215,3 +215,14 @@ def test_money_is_the_packs_storable_symbol(make_pack):
     rt.v_gain({"player": "red"}, ["ducat", 2], {}, None)
     rt.v_gain({"player": "red"}, ["florin", 5], {}, None)      # not money any more: no treasury
     assert s["p"]["red"]["florins"] == before + 2
+
+
+def test_new_game_takes_the_colours_of_that_player_count(engine):
+    """setup.yaml says which colours play at each count; the order given is the seat order,
+    first player first (first_player: choose: the players decide who starts)."""
+    with pytest.raises(RulespecError, match="3-player games are played with red, yellow, green"):
+        engine.new_game(["blue", "red", "yellow"], 1)
+    with pytest.raises(RulespecError):
+        engine.new_game(["red", "red", "yellow"], 1)
+    s = engine.new_game(["green", "red", "yellow"], 1)
+    assert s["turn_order"] == ["green", "red", "yellow"]
