@@ -23,8 +23,28 @@ from . import costs
 
 def start(rt, player, cost, env, span) -> dict:
     cost = costs.as_cost(cost)
-    return {"need": cost, "pool": {}, "tapped": [], "player": player, "paid": None, "paid_total": 0,
-            "ctx": {k: env[k] for k in ("room", "action") if k in env}}
+    ctx = {k: env[k] for k in ("room", "action") if k in env}
+    return {"need": cost, "pool": dict(leftover(rt, player, ctx)), "tapped": [], "player": player,
+            "paid": None, "paid_total": 0, "ctx": ctx}
+
+
+def leftover(rt, player, ctx) -> dict:
+    """Symbols tapped earlier in the same Action (or, outside Actions, the same phase) and not
+    needed then: a bottom gives all its symbols of the type used, so a card with 2 Cavalry moves
+    two Troops one at a time, and the Ottoman Bonus's "2 Ship symbols usable (at the same time)"
+    carry two Troops. Kept in state["leftover"]; a new Action and every phase start afresh."""
+    lo = rt.state.get("leftover")
+    if lo and lo["player"] == player and lo["action"] == ctx.get("action") and lo["phase"] == rt.state.get("phase"):
+        return lo["symbols"]
+    return {}
+
+
+def _keep_leftover(rt, k, alt):
+    """After a payment: what the pool holds beyond the alternative paid (florins excepted: they
+    went to the treasury, or are the Room cards' florin surplus, rule option florin_surplus)."""
+    rest = {s: n - alt.get(s, 0) for s, n in k["pool"].items() if s != rt.rs.money and n > alt.get(s, 0)}
+    rt.state["leftover"] = {"player": k["player"], "action": k["ctx"].get("action"),
+                            "phase": rt.state.get("phase"), "symbols": rest}
 
 
 def _have(rt, k, s) -> int:
@@ -82,6 +102,7 @@ def step(rt, k) -> bool:
                 rt.P(k["player"])["florins"] += surplus
             k["paid"] = alt
             k["paid_total"] = costs.total(alt)
+            _keep_leftover(rt, k, alt)
             return True
     if not options(rt, k):
         from .vm import Abort
@@ -178,4 +199,5 @@ def can_pay(rt, player, cost, ctx) -> bool:
     cost = costs.as_cost(cost)
     # in a read-only window (Runtime.reading) the sources cannot change: computed once
     srcs, treasury = rt.memoised(("can_pay", player, ctx.get("action")), _sources_and_treasury, rt, player, ctx)
-    return any(_feasible(alt, {}, treasury, srcs, rt.rs.money) for alt in cost)
+    pool = leftover(rt, player, ctx)
+    return any(_feasible(alt, pool, treasury, srcs, rt.rs.money) for alt in cost)

@@ -507,7 +507,8 @@ class Runtime(PalaceMixin, FightMixin):
         """Counts what the pack's during-payment procedures could add too (an Indulgence's
         Crown), as `can_pay` does."""
         ctx = {"action": self.env.get("action")}
-        return sum(sym.get(symbol, 0) for _, sym in self.payment_sources(p, ctx) + payment.virtual_sources(self, p))
+        return (payment.leftover(self, p, ctx).get(symbol, 0)
+                + sum(sym.get(symbol, 0) for _, sym in self.payment_sources(p, ctx) + payment.virtual_sources(self, p)))
 
     def f_modifier(self, p, hook):
         total = 0
@@ -805,6 +806,7 @@ class Runtime(PalaceMixin, FightMixin):
         if c.decl.kind == "action":
             local["action"] = c.id
             self.state["spent"] = []
+            self.state.pop("leftover", None)
             self.log(f"{local['player']}: {c.decl.title or c.id}")
         elif env.get("action"):
             local["action"] = env["action"]
@@ -1257,10 +1259,12 @@ class Runtime(PalaceMixin, FightMixin):
         self.state["phase"] = args[0]
         self.state["marks"] = []
         self.state["fresh"] = []
+        self.state.pop("leftover", None)
 
     def v_end_phase(self, env, args, kw, span):
         self.state["marks"] = []
         self.state["fresh"] = []
+        self.state.pop("leftover", None)
         if "fight" in self.state:          # kept for the API until the next fight starts
             self.state["last_fight"] = self.state.pop("fight")
         return self.v_check_end(env, [f"end_of_{args[0]}"], {}, span)
