@@ -81,6 +81,7 @@ class Ruleset:
     decls: dict = field(default_factory=dict)
     items: dict = field(default_factory=dict)      # card/tile instance id -> catalogue entry (cache)
     payment_procedures: list = field(default_factory=list)   # offered as moves while paying
+    player_vars: dict = field(default_factory=dict)          # player_var id -> default
     formulas: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------ building
@@ -270,6 +271,9 @@ class Ruleset:
 
     def _k_table(self, d):
         self.tables[d.id] = self.static(d, "rows")
+
+    def _k_player_var(self, d):
+        self.player_vars[d.id] = self.static(d, "default")
 
     def _k_option(self, d):
         self.options[d.id] = self.static(d, "default")

@@ -406,7 +406,7 @@ class Runtime(PalaceMixin, FightMixin):
                 if d is not None:
                     return self.rs.static(d, name)
             if obj in self.state["p"]:
-                return self.P(obj)["vars"].get(name, 0)
+                return self.P(obj)["vars"].get(name, self.rs.player_vars.get(name, 0))
         return None
 
     def set_attr(self, otype, obj, name, value, span):

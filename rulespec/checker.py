@@ -445,6 +445,8 @@ class Checker:
         if attrs is not None:
             if e.name in attrs:
                 return attrs[e.name][0]
+            if base == "player" and ("player_var", e.name) in self.pack.decls:
+                return "any"
             # declared objects also expose their fields
             if base in KINDS and e.name in KINDS[base].fields:
                 return "any"

@@ -199,6 +199,9 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     _k("option", "a rule option players may switch (e.g. ambiguities between rulebooks)", {
         "default": F("any", True), "choices": F("list:any"),
     }),
+    _k("player_var", "a value each player keeps, read and set as `player.ID`: what a rule must remember (e.g. the type of the first Patronage Bonus taken)", {
+        "default": F("any", True, "its value until a rule sets it"),
+    }),
     _k("city", "a city on the map (usually declared in map.yaml)", {}, open_fields=True),
     _k("sea", "a sea (usually declared in map.yaml)", {}, open_fields=True),
     _k("playout_hint", "how simulated players (the `random` bot) weigh one kind of move: not a rule", {
