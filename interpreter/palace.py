@@ -146,14 +146,20 @@ class PalaceMixin:
             pl["outside"].remove(x)
         elif place == "unplaced":
             pl["unplaced"].remove(x)
+        if place in SIDES:
+            self.update_cortigiano_spaces(p)       # an extra space emptied: open or closed by the capacity
         return p, exhausted
 
     def put_on_court(self, p, x, side, exhausted=False):
+        """Onto an empty open space of that edge, a printed one first (an extra, shaded space
+        is used only when the printed ones are full)."""
         pl = self.P(p)
-        space = next((s for s in pl["court"] if s["open"] and s["card"] is None and (side is None or s["side"] == side)), None)
-        if space is None:
+        spaces = sorted((s for s in pl["court"] if s["open"] and s["card"] is None and (side is None or s["side"] == side)),
+                        key=lambda s: bool(s.get("shaded")))
+        if not spaces:
             raise Abort(f"no empty Cortigiano space on the {side or 'any'} edge")
-        space["card"], space["exhausted"] = x, exhausted
+        spaces[0]["card"], spaces[0]["exhausted"] = x, exhausted
+        self.update_cortigiano_spaces(p)
 
     def v_move_card(self, env, args, kw, span):
         x, to = args[0], args[1]

@@ -930,7 +930,7 @@ class Runtime(PalaceMixin, FightMixin):
                     st["pos"][p] = new
                     self.state["seq"] += 1
                     st["seq"][p] = self.state["seq"]
-                    self._open_spaces(p)      # the 5-city Cortigiano space comes and goes
+                    self.update_cortigiano_spaces(p)      # the 5-city Cortigiano space comes and goes
 
     def v_take_tile(self, env, args, kw, span):
         t, side = args[0], (args[1] if len(args) > 1 else None)
@@ -958,7 +958,7 @@ class Runtime(PalaceMixin, FightMixin):
             side = self.item(inst).get("gained_side") or "available"
         pl["tiles"].append({"id": inst, "exhausted": side == "exhausted"})
         self._fresh(inst)
-        self._open_spaces(p)
+        self.update_cortigiano_spaces(p)
         on_gain = self.item(inst).get("on_gain")
         if on_gain is not None and kw.get("run_on_gain", True) and inst not in self.state.get("gained_once", []):
             self.state.setdefault("gained_once", []).append(inst)
@@ -1011,7 +1011,7 @@ class Runtime(PalaceMixin, FightMixin):
         self._fresh(inst)
         if item.get("agent"):
             self.v_gain(env, ["agent", 1], {"player": p}, span)
-        self._open_spaces(p)
+        self.update_cortigiano_spaces(p)
 
     def _space_capacity(self, p):
         pl = self.P(p)
@@ -1023,31 +1023,30 @@ class Runtime(PalaceMixin, FightMixin):
         base = (pal["left"] + pal["right"]) if pal else 3
         return min(pal["max"] if pal else 6, base + extra)
 
-    def _open_spaces(self, p):
-        """Open or close shaded Cortigiano spaces to match the capacity. A space holding a card
-        is never closed here: the pack's rules make the player discard first (war.rules), and
-        the emptied space closes then."""
+    def update_cortigiano_spaces(self, p):
+        """Match the shaded Cortigiano spaces to the capacity. The extra spaces "are not 'set in
+        stone'": while the player is entitled to more cards than the printed spaces and the
+        occupied shaded ones hold, every empty shaded space is open (on either edge, so the next
+        card may go to the edge the player likes); otherwise the empty shaded spaces close. When
+        the capacity drops below the occupied shaded spaces, a card on one moves to an empty
+        printed space if there is one; otherwise it stays until the player discards (war.rules)."""
         pl = self.P(p)
         want = self._space_capacity(p)
-        opened = [s for s in pl["court"] if s["open"]]
-        shaded = [s for s in pl["court"] if not s["open"]]
-        while len(opened) < want and shaded:
-            s = shaded.pop(0)
-            s["open"] = True
-            opened.append(s)
-        # close shaded spaces only; a card on one moves to an empty printed space if there is
-        # one, otherwise the space stays open until the player discards (war.rules)
-        for s in reversed([x for x in opened if x.get("shaded")]):
-            if len(opened) <= want:
+        printed = [s for s in pl["court"] if not s.get("shaded")]
+        shaded = [s for s in pl["court"] if s.get("shaded")]
+        occupied = [s for s in shaded if s["card"] is not None]
+        for s in reversed(occupied):
+            if len(printed) + len(occupied) <= want:
                 break
-            if s["card"] is not None:
-                free = next((x for x in pl["court"] if x["open"] and x["card"] is None and not x.get("shaded")), None)
-                if free is None:
-                    continue
-                free["card"], free["exhausted"] = s["card"], s["exhausted"]
-                s["card"], s["exhausted"] = None, False
-            s["open"] = False
-            opened.remove(s)
+            free = next((x for x in printed if x["card"] is None), None)
+            if free is None:
+                break
+            free["card"], free["exhausted"] = s["card"], s["exhausted"]
+            s["card"], s["exhausted"] = None, False
+            occupied.remove(s)
+        room_left = len(printed) + len(occupied) < want
+        for s in shaded:
+            s["open"] = s["card"] is not None or room_left
 
     def v_discard(self, env, args, kw, span):
         p = kw.get("player", env.get("player"))
@@ -1067,7 +1066,7 @@ class Runtime(PalaceMixin, FightMixin):
                 r["indulgence"], found = None, True
         if not found:
             raise Abort(f"{p} has no card {x}")
-        self._open_spaces(p)
+        self.update_cortigiano_spaces(p)
         t = type_of(x)
         item = self.item(x)
         if item.get("type") == "notable" and t in self.state["supply"]["notables"]:
@@ -1179,7 +1178,7 @@ class Runtime(PalaceMixin, FightMixin):
         st["pos"][p] = new
         self.state["seq"] += 1
         st["seq"][p] = self.state["seq"]
-        self._open_spaces(p)
+        self.update_cortigiano_spaces(p)
         if new > old:
             sp = tr["spaces"][new]
             if sp["on_arrival"] is not None:

@@ -99,6 +99,8 @@ def lookup(engine, state, path: str):
 def refresh(engine, state):
     """Recompute the pending decision after the state was patched by hand."""
     rt = engine.runtime(state)
+    for p in state["players"]:         # derived from the patched Titles, Cities, bonuses
+        rt.update_cortigiano_spaces(p)
     state["vm"]["pending"] = None
     vm.run(rt)
 

@@ -164,7 +164,10 @@ def test_new_game_starting_position(engine):
         "turin": "blue", "milan": "blue", "naples": "yellow", "rossano": "yellow", "reggio": "yellow", "bari": "yellow"}
     assert s["cities"]["turin"]["troops"] == {"blue": 2} and s["cities"]["naples"]["troops"] == {"yellow": 2}
     # 3 printed Cortigiano spaces + 1 from the Titles held
-    assert [sum(1 for c in pl["court"] if c["open"]) for pl in (blue, yellow)] == [4, 4]
+    # 4 Cortigiano spaces each (the extra ones may be on either edge: all empty shaded spaces
+    # stay usable until the extra spaces are filled)
+    rt = engine.runtime(s)
+    assert [rt.a_player_cortigiano_spaces(p) for p in ("blue", "yellow")] == [4, 4]
     assert len(blue["unplaced"]) == 4 and len(yellow["unplaced"]) == 3
     # no Sponsor Room; one Room without printed Action
     rt = engine.runtime(s)
