@@ -43,8 +43,11 @@ def _keep_leftover(rt, k, alt):
     """After a payment: what the pool holds beyond the alternative paid (florins excepted: they
     went to the treasury, or are the Room cards' florin surplus, rule option florin_surplus)."""
     rest = {s: n - alt.get(s, 0) for s, n in k["pool"].items() if s != rt.rs.money and n > alt.get(s, 0)}
-    rt.state["leftover"] = {"player": k["player"], "action": k["ctx"].get("action"),
-                            "phase": rt.state.get("phase"), "symbols": rest}
+    if rest:
+        rt.state["leftover"] = {"player": k["player"], "action": k["ctx"].get("action"),
+                                "phase": rt.state.get("phase"), "symbols": rest}
+    else:
+        rt.state.pop("leftover", None)
 
 
 def _have(rt, k, s) -> int:
