@@ -117,6 +117,10 @@ class PalaceMixin:
     def a_card_space(self, x):
         return self.locate(x)[1]
 
+    def a_card_on_extra_space(self, x):
+        p, place, d = self.locate(x)
+        return place in SIDES and bool(d.get("shaded"))
+
     def a_card_room(self, x):
         p, place, d = self.locate(x)
         return room_ref(p, d) if place in ("action", "improvement") else None

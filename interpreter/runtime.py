@@ -212,6 +212,9 @@ class Runtime(PalaceMixin, FightMixin):
         track spaces, at most the Palace's maximum)."""
         return self._space_capacity(p)
 
+    def a_player_extra_spaces(self, p):
+        return self._space_capacity(p) - sum(1 for s in self.P(p)["court"] if not s.get("shaded"))
+
     def a_player_war_tokens(self, p):
         return self.P(p)["war_tokens"]
 
@@ -1027,24 +1030,14 @@ class Runtime(PalaceMixin, FightMixin):
         """Match the shaded Cortigiano spaces to the capacity. The extra spaces "are not 'set in
         stone'": while the player is entitled to more cards than the printed spaces and the
         occupied shaded ones hold, every empty shaded space is open (on either edge, so the next
-        card may go to the edge the player likes); otherwise the empty shaded spaces close. When
-        the capacity drops below the occupied shaded spaces, a card on one moves to an empty
-        printed space if there is one; otherwise it stays until the player discards (war.rules)."""
+        card may go to the edge the player likes); otherwise the empty shaded spaces close. A
+        space holding a card stays open: when the capacity drops, the rules have the player move
+        or discard that card (war.rules shed_cortigiano_cards)."""
         pl = self.P(p)
         want = self._space_capacity(p)
-        printed = [s for s in pl["court"] if not s.get("shaded")]
+        printed = sum(1 for s in pl["court"] if not s.get("shaded"))
         shaded = [s for s in pl["court"] if s.get("shaded")]
-        occupied = [s for s in shaded if s["card"] is not None]
-        for s in reversed(occupied):
-            if len(printed) + len(occupied) <= want:
-                break
-            free = next((x for x in printed if x["card"] is None), None)
-            if free is None:
-                break
-            free["card"], free["exhausted"] = s["card"], s["exhausted"]
-            s["card"], s["exhausted"] = None, False
-            occupied.remove(s)
-        room_left = len(printed) + len(occupied) < want
+        room_left = printed + sum(1 for s in shaded if s["card"] is not None) < want
         for s in shaded:
             s["open"] = s["card"] is not None or room_left
 
