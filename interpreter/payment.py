@@ -197,10 +197,21 @@ def _sources_and_treasury(rt, player, ctx):
     return rt.payment_sources(player, ctx) + virtual_sources(rt, player), rt.florins(player)
 
 
+def _available(rt, player, ctx):
+    """Everything that could pay now: sources (with what during-payment procedures could add),
+    the treasury and the symbols left over. In a read-only window (Runtime.reading) they cannot
+    change: computed once."""
+    srcs, treasury = rt.memoised(("can_pay", player, ctx.get("action")), _sources_and_treasury, rt, player, ctx)
+    return srcs, treasury, leftover(rt, player, ctx)
+
+
 def can_pay(rt, player, cost, ctx) -> bool:
     """Whether `player` could pay `cost` now (used by `can_pay(...)` in rules)."""
-    cost = costs.as_cost(cost)
-    # in a read-only window (Runtime.reading) the sources cannot change: computed once
-    srcs, treasury = rt.memoised(("can_pay", player, ctx.get("action")), _sources_and_treasury, rt, player, ctx)
-    pool = leftover(rt, player, ctx)
-    return any(_feasible(alt, pool, treasury, srcs, rt.rs.money) for alt in cost)
+    srcs, treasury, pool = _available(rt, player, ctx)
+    return any(_feasible(alt, pool, treasury, srcs, rt.rs.money) for alt in costs.as_cost(cost))
+
+
+def symbols_available(rt, player, symbol, ctx) -> int:
+    """How many of `symbol` the player could pay now, from the same sources as can_pay."""
+    srcs, _, pool = _available(rt, player, ctx)
+    return pool.get(symbol, 0) + sum(sym.get(symbol, 0) for _, sym in srcs)

@@ -509,9 +509,7 @@ class Runtime(PalaceMixin, FightMixin):
     def f_symbols_available(self, p, symbol):
         """Counts what the pack's during-payment procedures could add too (an Indulgence's
         Crown), as `can_pay` does."""
-        ctx = {"action": self.env.get("action")}
-        return (payment.leftover(self, p, ctx).get(symbol, 0)
-                + sum(sym.get(symbol, 0) for _, sym in self.payment_sources(p, ctx) + payment.virtual_sources(self, p)))
+        return payment.symbols_available(self, p, symbol, {"action": self.env.get("action")})
 
     def f_modifier(self, p, hook):
         total = 0
@@ -1033,11 +1031,8 @@ class Runtime(PalaceMixin, FightMixin):
         card may go to the edge the player likes); otherwise the empty shaded spaces close. A
         space holding a card stays open: when the capacity drops, the rules have the player move
         or discard that card (war.rules shed_cortigiano_cards)."""
-        pl = self.P(p)
-        want = self._space_capacity(p)
-        printed = sum(1 for s in pl["court"] if not s.get("shaded"))
-        shaded = [s for s in pl["court"] if s.get("shaded")]
-        room_left = printed + sum(1 for s in shaded if s["card"] is not None) < want
+        shaded = [s for s in self.P(p)["court"] if s.get("shaded")]
+        room_left = sum(1 for s in shaded if s["card"] is not None) < self.a_player_extra_spaces(p)
         for s in shaded:
             s["open"] = s["card"] is not None or room_left
 

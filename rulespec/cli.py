@@ -52,14 +52,12 @@ def cmd_validate(args) -> int:
             for d in r.diagnostics + found:
                 print(_github_annotation(d, args.strict))
         elif args.format == "text":
-            for d in r.diagnostics:
+            for d in r.diagnostics + found:
                 print(d.render(), file=sys.stdout)
                 print()
             name = r.pack.id if r.pack else r.pack_ref
-            status = "ok" if not (r.errors or (args.strict and r.warnings)) else "FAILED"
-            print(f"{name}: {len(r.errors)} error(s), {len(r.warnings)} warning(s) — {status}")
-            for d in found:
-                print(d.render())
+            status = "FAILED" if fails[r.pack_ref] else "ok"
+            print(f"{name}: {len(r.errors) + len(found)} error(s), {len(r.warnings)} warning(s) — {status}")
             if summary is not None:
                 for players, row in summary.items():
                     years = row["years"]

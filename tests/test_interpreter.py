@@ -147,6 +147,7 @@ def test_playout_findings_follow_the_output_format(make_pack):
     assert re.fullmatch(r"::error file=.+bound\.rules,line=2,col=\d+::RS304 3 players, seed 0: .*",
                         proc.stdout.strip()), proc.stdout
     proc = _validate_cli(root, "--playouts", "1")
+    assert "three_years: 1 error(s), 0 warning(s) — FAILED" in proc.stdout    # playouts count
     assert "three_years playouts, 3 players: 0/1 ended by the rules, 3.0 Years on average" in proc.stdout
 
 
