@@ -44,6 +44,8 @@ class Runtime(PalaceMixin, FightMixin):
         self.env: dict = {}        # locals of the instruction being run (set by the VM)
         # Memo of derived values, only while nothing can change the state (see `reading`).
         self.memo: dict | None = None
+        # While constraints are checked (interpreter/constraints.py): where reads are noted.
+        self.read_log = None
 
     def reading(self) -> bool:
         """Open a read-only window: until `done_reading`, only expressions run (they never
@@ -66,9 +68,25 @@ class Runtime(PalaceMixin, FightMixin):
         memo = self.memo
         if memo is None:
             return compute(*args)
+        log = self.read_log
+        if log is None:
+            got = memo.get(key, self._UNSET)
+            if got is self._UNSET:
+                got = memo[key] = compute(*args)
+            return got
+        # noting reads: a value served from the memo notes again what computing it read
         got = memo.get(key, self._UNSET)
         if got is self._UNSET:
-            got = memo[key] = compute(*args)
+            outer, log.cur = log.cur, set()
+            try:
+                got = compute(*args)
+            finally:
+                inner, log.cur = log.cur, outer
+            memo[key] = got
+            memo[("reads", key)] = inner
+            outer |= inner
+        else:
+            log.cur |= memo[("reads", key)]
         return got
 
     # ------------------------------------------------------------ helpers

@@ -44,7 +44,8 @@ def test_random_games_run_to_the_end_and_replay_identically(engine, players, fir
         ended += not state.get("unfinished")
         log = tmp_path / f"{players}p-{seed}.jsonl"
         write_log(log, engine, state["players"], seed, {}, record, state)
-        assert state_hash(replay(log, engine)) == state_hash(state), f"seed {seed}: replay differs"
+        # constraints were checked after every move above: the replay proves the log rebuilds it
+        assert state_hash(replay(log, engine, check=False)) == state_hash(state), f"seed {seed}: replay differs"
     # summed over all chunks and printed at the end of the run (conftest.py)
     record_property("whole_games", {"players": players, "games": min(first + CHUNK, GAMES) - first,
                                     "ended": ended, "bound": engine.rs.game["max_years"]})

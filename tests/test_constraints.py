@@ -1,0 +1,109 @@
+"""The constraint checker re-evaluates only the constraints whose inputs a move changed
+(interpreter/constraints.py). Its verdict must be the one a full evaluation gives, after every
+move: tested with an overlay whose tight constraints break often, some of them reading other
+players' things or reading different parts of the state depending on a branch."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from interpreter import vm
+from interpreter.api import Engine, IllegalMove
+from interpreter.constraints import ConstraintChecker
+from rulespec.pack import load_pack
+
+TIGHT = '''
+constraint few_florins "At most 5 florins" {
+  scope: player
+  check: player.florins <= 5
+  message: "Too many florins."
+}
+constraint few_cards "At most 5 cards" {
+  scope: player
+  check: count(player.cards) <= 5
+  message: "Too many cards."
+}
+constraint branchy "From Year 2, at most 3 Cities, or at most 3 Troops" {
+  scope: player
+  check: year < 2 or count(player.cities) <= 3 or player.troops <= 3
+  message: "Too many Cities and Troops."
+}
+constraint not_richer_than_all "Not the richest by more than 4 florins" {
+  scope: player
+  check: all(player.florins <= p.florins + 4 for p in opponents)
+  message: "Too rich."
+}
+constraint few_agents_placed "At most 4 Agents on the board" {
+  scope: game
+  check: count([s for s in agent_spots where agent_count(s) > 0]) <= 4
+  message: "Too many Agents."
+}
+'''
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tight")
+    (root / "pack.yaml").write_text("id: tight\nname: Tight\nversion: 0.1.0\nextends: base_3to5\n")
+    (root / "tight.rules").write_text(TIGHT)
+    return Engine(load_pack(root))
+
+
+def _verdict(checker, engine, state, before):
+    try:
+        checker.check(engine.runtime(state), before)
+        return None
+    except vm.Abort as e:
+        return e.reason
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10_000), players=st.sampled_from([3, 4, 5]))
+def test_incremental_verdict_is_the_full_verdict(engine, seed, players):
+    rng = random.Random(seed)
+    state = engine.new_game(players, seed)
+    for _ in range(300):
+        if engine.is_over(state):
+            break
+        moves = engine.legal_moves(state)
+        mv = rng.choice(moves)
+        try:
+            after = engine.apply(state, mv, check=False)
+        except IllegalMove:
+            continue
+        incremental = _verdict(engine.constraint_checker, engine, after, state)
+        full = _verdict(ConstraintChecker(engine.rs.constraints), engine, after, None)
+        assert (incremental is None) == (full is None), (mv, incremental, full)
+        if full is None:
+            state = after
+        else:       # apply refuses the same move
+            with pytest.raises(IllegalMove):
+                engine.apply(state, mv)
+
+
+def test_tight_constraints_do_refuse_moves(engine):
+    """The overlay's constraints break in random play (else the test above proves nothing)."""
+    rng = random.Random(5)
+    state, refused = engine.new_game(4, 5), set()
+    for _ in range(600):
+        moves = engine.legal_moves(state)
+        mv = rng.choice(moves)
+        after = engine.apply(state, mv, check=False)
+        reason = _verdict(ConstraintChecker(engine.rs.constraints), engine, after, None)
+        if reason is None:
+            state = after
+        else:
+            refused.add(reason.split(" (")[0])
+    assert {"Too many florins.", "Too rich."} <= refused, refused
+
+
+def test_reads_are_learnt_per_constraint(engine):
+    """What each constraint has read: its own player's florins, other players' florins."""
+    checker = ConstraintChecker(engine.rs.constraints)
+    checker.check(engine.runtime(engine.new_game(4, 2)), None)
+    reads = checker.reads
+    assert "florins" in reads["few_florins"].own and not reads["few_florins"].other
+    assert "florins" in reads["not_richer_than_all"].other
+    assert "year" in reads["branchy"].top
