@@ -13,7 +13,10 @@ re-evaluates a constraint only where something it has ever read changed.
 Why this is sound: a formula only reads the state. A (constraint, player) that is not
 re-evaluated keeps the value of its last evaluation, whose reads are all in the remembered set
 (which only grows); nothing in that set changed since, so the formula would read the same
-values and give the same result. A fresh game (no state before) evaluates everything.
+values and give the same result. A new game (no state before), and the first check of an
+engine, evaluate everything. Like any incremental check, this takes the state a move starts
+from to satisfy the constraints, as every state the engine makes does (a state patched by hand
+is only checked where later moves change what the constraints read).
 """
 from __future__ import annotations
 
@@ -90,14 +93,15 @@ class _Reads:
     def __init__(self):
         self.top, self.own, self.other = set(), set(), set()
 
-    def learn(self, log, player):
+    def learn(self, log, player, everything: "_Reads"):
+        """Add what one evaluation read (also to `everything`: what any constraint read)."""
         for role, key in log:
             if role is None:
                 self.top.add(key)
-            elif role == player:
-                self.own.add(key)
+                everything.top.add(key)
             else:
-                self.other.add(key)
+                (self.own if role == player else self.other).add(key)
+                everything.own.add(key)
 
     def targets(self, players, changes: "_Changes"):
         """The players (None for a game-wide constraint) to evaluate again."""
@@ -141,16 +145,20 @@ class ConstraintChecker:
     def __init__(self, constraints: list):
         self.constraints = [c for c in constraints if c["check"] is not None]
         self.reads = {c["id"]: _Reads() for c in self.constraints}
+        self.read_by_any = _Reads()     # `own` holds every player key any constraint read
+        self.learnt = not self.constraints      # every constraint evaluated at least once
 
     def check(self, rt, before: dict | None = None):
         """Raise vm.Abort with the constraint's message when one does not hold after the move
         that turned `before` into rt.state (None: evaluate every constraint)."""
         st = rt.state
         changes = None
-        if before is not None:
+        if before is not None and self.learnt:
             changes = _Changes(before, st)
-            if not changes:
-                return
+            anything = self.read_by_any
+            if (_ANY not in anything.top and anything.top.isdisjoint(changes.top)
+                    and _ANY not in anything.own and anything.own.isdisjoint(changes.any_player)):
+                return          # nothing any constraint ever read has changed (most moves)
         todo = []
         for c in self.constraints:
             players = st["players"] if c["scope"] == "player" else (None,)
@@ -159,6 +167,8 @@ class ConstraintChecker:
                 todo.append((c, targets))
         if todo:
             self._evaluate(rt, todo)
+        if changes is None:
+            self.learnt = True
 
     def _evaluate(self, rt, todo):
         st = rt.state
@@ -173,7 +183,7 @@ class ConstraintChecker:
                 for p in targets:
                     log.cur = set()
                     ok = c["check"](rt, {"player": p})
-                    reads.learn(log.cur, p)
+                    reads.learn(log.cur, p, self.read_by_any)
                     if not ok:
                         raise vm.Abort(c["message"] + (f" ({p})" if p is not None else ""), c["decl"].span)
         finally:
