@@ -32,7 +32,7 @@ class RandomBot(UniformBot):
     def choose(self, engine, state, moves: list) -> str:
         if len(moves) == 1:
             return moves[0]
-        weights = PlayoutPolicy.for_engine(engine).weights(state["vm"]["pending"], moves)
+        weights = PlayoutPolicy.for_engine(engine).weights(state["vm"]["pending"], moves, state)
         if weights is None:
             return moves[self.rng.randrange(len(moves))]
         return self.rng.choices(moves, weights)[0]

@@ -211,7 +211,9 @@ def can_pay(rt, player, cost, ctx) -> bool:
     return any(_feasible(alt, pool, treasury, srcs, rt.rs.money) for alt in costs.as_cost(cost))
 
 
-def symbols_available(rt, player, symbol, ctx) -> int:
-    """How many of `symbol` the player could pay now, from the same sources as can_pay."""
+def symbols_available(rt, player, symbol, ctx, virtual: bool = True) -> int:
+    """How many of `symbol` the player could pay now, from the same sources as can_pay
+    (virtual=False: without what during-payment procedures could add)."""
     srcs, _, pool = _available(rt, player, ctx)
-    return pool.get(symbol, 0) + sum(sym.get(symbol, 0) for _, sym in srcs)
+    return pool.get(symbol, 0) + sum(sym.get(symbol, 0) for src, sym in srcs
+                                     if virtual or not src.startswith("run:"))

@@ -15,6 +15,8 @@ import weakref
 
 from rulespec.errors import Diagnostic, RulespecError
 
+from .api import _parse
+
 _POLICIES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -26,7 +28,8 @@ class PlayoutPolicy:
         for d in engine.pack.of_kind("playout_hint"):
             weight = rs.static(d, "weight", 1)
             self.hints.append((rs.static(d, "decision", "") or "", rs.static(d, "move", "") or "",
-                               float(weight) if isinstance(weight, (int, float)) else 1.0))
+                               float(weight) if isinstance(weight, (int, float)) else 1.0,
+                               rs.fn(d, "when", {"choice": "any"}), d))
         self.heuristics = [(rs.fn(d, "value"), float(rs.static(d, "weight", 1) or 0), d)
                            for d in engine.pack.of_kind("heuristic")]
         self._by_prompt: dict = {}
@@ -38,23 +41,49 @@ class PlayoutPolicy:
             pol = _POLICIES[engine] = cls(engine)
         return pol
 
-    def weights(self, pending: dict, moves: list) -> list | None:
+    def weights(self, pending: dict, moves: list, state: dict | None = None) -> list | None:
         """The weight of each move, or None when all moves are alike (no hint applies, or every
-        weight is 0: then the bot picks uniformly)."""
+        weight is 0: then the bot picks uniformly). A hint with a `when` condition applies only
+        given the state, where the condition holds for the deciding player and the move."""
         prompt = (pending or {}).get("prompt") or ""
         hints = self._by_prompt.get(prompt)
         if hints is None:
-            hints = self._by_prompt[prompt] = [(m, w) for (p, m, w) in self.hints if prompt.startswith(p)]
+            hints = self._by_prompt[prompt] = [(m, w, when, d) for (p, m, w, when, d) in self.hints
+                                               if prompt.startswith(p)]
         if not hints:
             return None
+        rt = None
         out = []
         for mv in moves:
             w = 1.0
-            for prefix, hw in hints:
-                if mv.startswith(prefix):
-                    w *= hw
+            for prefix, hw, when, decl in hints:
+                if not mv.startswith(prefix):
+                    continue
+                if when is not None:
+                    if state is None:
+                        continue
+                    if rt is None:
+                        rt = self.engine.runtime(state)
+                        opened = rt.reading()
+                    if not self._holds(when, decl, rt, pending, mv):
+                        continue
+                w *= hw
             out.append(w)
+        if rt is not None:
+            rt.done_reading(opened)
         return out if sum(out) > 0 and any(w != 1.0 for w in out) else None
+
+    def _holds(self, when, decl, rt, pending, move) -> bool:
+        kind, value = _parse(move, pending)
+        env = {"player": pending.get("player"), "choice": value if kind is not None else move}
+        rt.env = env
+        try:
+            return bool(when(rt, env))
+        except Exception as e:      # a pack's condition failed: say which, never a traceback
+            span = decl.fields["when"].span
+            raise RulespecError(Diagnostic(
+                "RS301", f"playout_hint '{decl.id}' failed on '{move}': {type(e).__name__}: {e}", span,
+                "guard the condition (if ... then ... else) so that it holds or not in every position")) from None
 
     def value(self, state, player) -> float:
         """The player's score (the pack's scoring rows) plus the pack's heuristic terms."""

@@ -529,6 +529,9 @@ class Runtime(PalaceMixin, FightMixin):
         Crown), as `can_pay` does."""
         return payment.symbols_available(self, p, symbol, {"action": self.env.get("action")})
 
+    def f_symbols_at_hand(self, p, symbol):
+        return payment.symbols_available(self, p, symbol, {"action": self.env.get("action")}, virtual=False)
+
     def f_modifier(self, p, hook):
         total = 0
         for x in self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]:

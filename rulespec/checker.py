@@ -118,7 +118,7 @@ class Checker:
                     self.diag("RS103", f"{decl.kind} has no field '{name}'", fv.span,
                               did_you_mean(name, spec.fields) or "fields of " + decl.kind + ": " + ", ".join(sorted(spec.fields)))
                 continue
-            self.check_field(decl, fv, fs.type, env)
+            self.check_field(decl, fv, fs.type, dict(env, **{n: "any" for n in fs.names}) if fs.names else env)
         for name, fs in spec.fields.items():
             if fs.required and name not in decl.fields:
                 self.diag("RS104", f"{decl.kind} '{decl.id}' is missing the required field '{name}'",

@@ -25,6 +25,7 @@ class FieldSpec:
     type: str
     required: bool = False
     doc: str = ""
+    names: tuple = ()        # local names an expression of this field may use (besides globals)
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,8 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "decision": F("str", doc="the prompt of the decisions it applies to (its start); left out: every decision"),
         "move": F("str", True, "the move it weighs (its start): yes, no, done, choose X, option LABEL, tap, run PROCEDURE"),
         "weight": F("number", True, "how likely, against 1 for every other move (0: never, unless nothing else is legal)"),
+        "when": F("expr:bool", doc="only where this holds, for the deciding `player` and the move's `choice` "
+                                  "(the City, card or number chosen; yes/no; the option's label)", names=("choice",)),
     }, id_is_referenced=False),
     _k("heuristic", "a term of how well placed a player is, in Prestige Points, for planning bots: not a rule", {
         "value": F("expr:number", True, "the term for `player` (added to the player's score by the `planner` bot)"),

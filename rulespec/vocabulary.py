@@ -77,6 +77,7 @@ FUNCTIONS: dict[str, Sig] = {
     "can_pay": Sig(("cost",), "bool", "whether the player could pay this cost now, from every source they may use"),
     "range": Sig(("number", "number"), "set:number", "the whole numbers from lo to hi, both included"),
     "symbols_available": Sig(("player", "symbol"), "number", "how many of a symbol the player could pay right now"),
+    "symbols_at_hand": Sig(("player", "symbol"), "number", "as symbols_available, without what a procedure run while paying could add (an Indulgence's Crown)"),
     "modifier": Sig(("player", "str"), "number", "sum of the amounts of the player's abilities for a hook"),
     "space": Sig(("track", "number"), "space", "the n-th space of a track (0 = start)"),
     "standings": Sig(("track",), "set:player", "players furthest along first; ties: higher in the stack first"),

@@ -161,3 +161,66 @@ def test_a_failing_heuristic_is_a_positioned_error_not_a_traceback(make_pack):
         PlayoutPolicy.for_engine(eng).value(s, "blue")
     d = e.value.first
     assert d.code == "RS301" and "slip" in d.message and d.span.file.endswith("advice.rules") and d.span.line == 2
+
+
+def test_a_hint_with_when_reads_the_state_and_the_choice(make_pack):
+    """`when` makes advice depend on the position (the deciding player's florins) and on the
+    move (`choice`: the number chosen)."""
+    root = make_pack("when_hints", {
+        "pack.yaml": """
+            id: when_hints
+            name: When hints
+            version: 0.1.0
+            extends: base_3to5
+        """,
+        "rules/advice.rules": """
+            playout_hint rich_players_never_borrow "No Indulgence with florins at hand" {
+              decision: "Request an Indulgence"
+              move: "yes"
+              when: player.florins >= 3
+              weight: 0
+            }
+            playout_hint move_far "Prefer moving two Rooms" {
+              decision: "Rooms to move for free"
+              move: "choose"
+              when: choice == 2
+              weight: 3
+            }
+        """,
+    })
+    eng = Engine(load_pack(root))
+    pol = PlayoutPolicy.for_engine(eng)
+    s = _state_with_prompt(eng, "Request an Indulgence")
+    me = s["vm"]["pending"]["player"]
+    s["p"][me]["florins"] = 5
+    assert pol.weights(s["vm"]["pending"], ["yes", "no"], s) == [0.0, 1.0]
+    s["p"][me]["florins"] = 0
+    assert pol.weights(s["vm"]["pending"], ["yes", "no"], s) == [0.001, 1.0]     # the base hint only
+    # without a state a `when` hint does not apply
+    s["p"][me]["florins"] = 5
+    assert pol.weights(s["vm"]["pending"], ["yes", "no"]) == [0.001, 1.0]
+    s = _state_with_prompt(eng, "Rooms to move for free")
+    assert pol.weights(s["vm"]["pending"], ["choose 1", "choose 2"], s) == [1.0, 3.0]
+
+
+def test_a_when_that_names_an_unknown_value_is_reported(make_pack):
+    root = make_pack("bad_when", {
+        "pack.yaml": """
+            id: bad_when
+            name: Bad when
+            version: 0.1.0
+            extends: base_3to5
+        """,
+        "rules/advice.rules": """
+            playout_hint odd "Odd" {
+              decision: "Rooms to move for free"
+              move: "choose"
+              when: chioce == 2
+              weight: 3
+            }
+        """,
+    })
+    from validator.static import validate_pack
+    report = validate_pack(root)
+    assert any("chioce" in d.message and d.span.line == 4 for d in report.errors), \
+        [d.render() for d in report.errors]
