@@ -6,7 +6,7 @@ every move is a third of the time of a move; most moves change a few numbers of 
 
 So the checker remembers, for each constraint, which parts of the state it has ever read: keys
 of the state itself (`cities`, `tracks`, `year`...), and keys of a player's things (`rooms`,
-`court`, `florins`...), as the evaluated player's own ("self") or another player's ("other").
+`court`, `florins`...), as the evaluated player's own or as another player's.
 It learns them by evaluating on a view of the state that notes every key read. After a move it
 re-evaluates a constraint only where something it has ever read changed.
 
@@ -175,16 +175,17 @@ class ConstraintChecker:
         log = ReadLog()
         view = _watched(st, log, None)
         view["p"] = {q: _watched(d, log, q) for q, d in st["p"].items()}
-        saved = rt.memo, rt.read_log
+        saved = rt.memo, rt.read_log, rt.env
         rt.state, rt.memo, rt.read_log = view, {}, log
         try:
             for c, targets in todo:
                 reads = self.reads[c["id"]]
                 for p in targets:
                     log.cur = set()
-                    ok = c["check"](rt, {"player": p})
+                    env = rt.env = {"player": p}     # functions reading the context see this one
+                    ok = c["check"](rt, env)
                     reads.learn(log.cur, p, self.read_by_any)
                     if not ok:
                         raise vm.Abort(c["message"] + (f" ({p})" if p is not None else ""), c["decl"].span)
         finally:
-            rt.state, (rt.memo, rt.read_log) = st, saved
+            rt.state, (rt.memo, rt.read_log, rt.env) = st, saved
