@@ -55,6 +55,9 @@ class Compiler:
     def __init__(self, names: dict, program: Program | None = None):
         self.names = names
         self.program = program or Program()
+        # globals of the generated code: helpers, then constants and comprehensions (_kN)
+        self._ns: dict = {"_costs": costs, "_div": _div, "_index": _index}
+        self._tmps = 0
 
     def fail(self, msg, span):
         raise RulespecError(Diagnostic("RS106", msg, span, "run `rulespec validate` for details"))
@@ -62,7 +65,7 @@ class Compiler:
     # ------------------------------------------------------------ expressions
     # An expression becomes Python source (`_src`), compiled once into one function
     # `f(rt, env)`: a formula runs as a single call, not as a tree of small closures.
-    # Comprehensions become small generated functions of their own (`_comprehension`).
+    # Comprehensions become small generated functions of their own.
 
     def expr(self, e, scope: dict):
         """-> (callable f(rt, env), static type)"""
@@ -75,13 +78,6 @@ class Compiler:
     def _compile(self, code: str):
         return eval(compile(code, "<rulespec expression>", "eval"), self._ns)
 
-    @property
-    def _ns(self) -> dict:
-        ns = self.__dict__.get("_namespace")
-        if ns is None:
-            ns = self._namespace = {"_costs": costs, "_div": _div, "_index": _index}
-        return ns
-
     def _const(self, value) -> str:
         """A name for a constant of the generated code (any Python value, shared, not copied)."""
         ns = self._ns
@@ -90,7 +86,7 @@ class Compiler:
         return name
 
     def _tmp(self) -> str:
-        self._tmps = getattr(self, "_tmps", 0) + 1
+        self._tmps += 1
         return f"_t{self._tmps}"
 
     def _src(self, e, scope: dict, env: str):
@@ -236,7 +232,8 @@ class Compiler:
         inner[e.var] = itype[4:] if itype.startswith("set:") else "any"
         elem, etype = self._src(e.elem, inner, "local")
         cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
-        code = (f"def _comprehension(rt, env):\n"
+        name = self._const(None)
+        code = (f"def {name}(rt, env):\n"
                 f"    out = []\n"
                 f"    local = dict(env)\n"
                 f"    for x in {it} or ():\n"
@@ -244,9 +241,7 @@ class Compiler:
                 f"        if {cond}:\n"
                 f"            out.append({elem})\n"
                 f"    return out\n")
-        name = self._const(None)
         exec(compile(code, "<rulespec comprehension>", "exec"), self._ns)
-        self._ns[name] = self._ns.pop("_comprehension")
         return f"{name}(rt, {env})", "set:" + etype
 
     # ------------------------------------------------------------ statements

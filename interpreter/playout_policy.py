@@ -15,7 +15,11 @@ import weakref
 
 from rulespec.errors import Diagnostic, RulespecError
 
+from rulespec.kinds import KINDS
+
 from .api import _parse
+
+_WHEN_NAMES = KINDS["playout_hint"].fields["when"].names     # `choice`
 
 _POLICIES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -29,7 +33,7 @@ class PlayoutPolicy:
             weight = rs.static(d, "weight", 1)
             self.hints.append((rs.static(d, "decision", "") or "", rs.static(d, "move", "") or "",
                                float(weight) if isinstance(weight, (int, float)) else 1.0,
-                               rs.fn(d, "when", {"choice": "any"}), d))
+                               rs.fn(d, "when", {n: "any" for n in _WHEN_NAMES}), d))
         self.heuristics = [(rs.fn(d, "value"), float(rs.static(d, "weight", 1) or 0), d)
                            for d in engine.pack.of_kind("heuristic")]
         self._by_prompt: dict = {}

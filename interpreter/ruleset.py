@@ -29,11 +29,6 @@ class Callable_:
     during_payment: object = None   # fn: when it is offered during a payment
 
 
-# global names through which a per-player formula can see other players' things
-WIDE_NAMES = {"players", "opponents", "agent_spots", "cities", "alliances", "neutral_cities",
-              "notables", "supply_tiles", "patronage_bonuses", "indulgence_cards"}
-
-
 def _names_in(node) -> set:
     """Every Name used in an expression (for dependency analysis)."""
     return {n.id for n in A.walk(node) if isinstance(n, A.Name)}
@@ -259,10 +254,9 @@ class Ruleset:
         scope = self.static(d, "scope", "player")
         if "player" not in names:
             scope = "game"             # does not depend on which player: evaluate once
+        # what each constraint reads is learnt while checking (interpreter/constraints.py)
         self.constraints.append({"id": d.id, "check": self.fn(d, "check"), "scope": scope,
-                                 "message": self.static(d, "message", d.id), "decl": d,
-                                 # reads beyond the player's own things: recheck whenever anything changed
-                                 "wide": bool(names & WIDE_NAMES)})
+                                 "message": self.static(d, "message", d.id), "decl": d})
 
     def _k_formula(self, d):
         self.formulas[d.id] = {"params": [(p.name, self.comp.expr(p.default, {})[0] if p.default is not None else None)

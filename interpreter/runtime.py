@@ -68,24 +68,20 @@ class Runtime(PalaceMixin, FightMixin):
         memo = self.memo
         if memo is None:
             return compute(*args)
-        log = self.read_log
-        if log is None:
-            got = memo.get(key, self._UNSET)
-            if got is self._UNSET:
-                got = memo[key] = compute(*args)
-            return got
-        # noting reads: a value served from the memo notes again what computing it read
         got = memo.get(key, self._UNSET)
+        log = self.read_log         # set while constraints are checked: reads are noted
         if got is self._UNSET:
+            if log is None:
+                got = memo[key] = compute(*args)
+                return got
             outer, log.cur = log.cur, set()
             try:
                 got = compute(*args)
             finally:
                 inner, log.cur = log.cur, outer
-            memo[key] = got
-            memo[("reads", key)] = inner
+            memo[key], memo[("reads", key)] = got, inner
             outer |= inner
-        else:
+        elif log is not None:       # served from the memo: note again what computing it read
             log.cur |= memo[("reads", key)]
         return got
 
