@@ -3,7 +3,8 @@
 Moves are short strings in the textual notation (docs/scenarios.md): `choose ravenna`,
 `done`, `yes`, `no`, `option Flip tiles`, `tap merchant#2 ship`. `apply` works on a copy and
 returns the new state; an illegal or malformed move raises IllegalMove (the project's error
-type) with the reason and the rule it breaks, and the given state is untouched.
+type) with the reason and the rule it breaks, and the given state is untouched (unless the
+caller asked for the move to be applied in place: transactional=False).
 """
 from __future__ import annotations
 
@@ -97,8 +98,8 @@ class Engine:
               transactional: bool = True) -> dict:
         """The state after `move`. check: every pack constraint must hold afterwards.
         transactional=False changes the given state itself instead of a copy (a third faster):
-        for callers that never look at the old state again, such as a replay, which gives up
-        on the first refused move (the state is then half-changed)."""
+        for callers that never look at the old state again, such as a replay or a bot's game
+        (play_game), which give up on the first refused move (the state is then half-changed)."""
         pending = state["vm"]["pending"]
         if state.get("over") or pending is None:
             raise IllegalMove(move, "the game is over")
@@ -112,7 +113,7 @@ class Engine:
         try:
             vm.resume(rt, kind, value)
             if check:
-                self._check_constraints(rt, state if transactional else None)
+                self._check_constraints(rt)
         except vm.Abort as e:
             raise IllegalMove(move, e.reason, e.span) from None
         except RecursionError:
@@ -127,10 +128,10 @@ class Engine:
             events.extend(rt.events)
         return st
 
-    def _check_constraints(self, rt, before=None):
+    def _check_constraints(self, rt):
         """Every pack constraint must hold after the move (interpreter/constraints.py: only
-        those whose inputs changed since `before` are evaluated again)."""
-        self.constraint_checker.check(rt, before)
+        those whose inputs differ from the last state that passed are evaluated again)."""
+        self.constraint_checker.check(rt)
 
     def is_over(self, state) -> bool:
         return bool(state.get("over"))

@@ -7,18 +7,22 @@ every move is a third of the time of a move; most moves change a few numbers of 
 So the checker remembers, for each constraint, which parts of the state it has ever read: keys
 of the state itself (`cities`, `tracks`, `year`...), and keys of a player's things (`rooms`,
 `court`, `florins`...), as the evaluated player's own or as another player's.
-It learns them by evaluating on a view of the state that notes every key read. After a move it
-re-evaluates a constraint only where something it has ever read changed.
+It learns them by evaluating on a view of the state that notes every key read. It also keeps a
+copy of what was under each of those keys in the last state that passed the check (the
+snapshot). A check compares the state with the snapshot, key by key, and re-evaluates a
+constraint only where something it has ever read differs.
 
-Why this is sound: a formula only reads the state. A (constraint, player) that is not
-re-evaluated keeps the value of its last evaluation, whose reads are all in the remembered set
-(which only grows); nothing in that set changed since, so the formula would read the same
-values and give the same result. A new game (no state before), and the first check of an
-engine, evaluate everything. Like any incremental check, this takes the state a move starts
-from to satisfy the constraints, as every state the engine makes does (a state patched by hand
-is only checked where later moves change what the constraints read).
+Why this is sound: a formula only reads the state. Every (constraint, player) holds in the
+snapshot's state: each was evaluated there or is unchanged since it last was. A formula whose
+reads (all in its remembered set, which only grows) find the same values as in the snapshot
+gives the same result as there. So this holds for any state, not only the successor of the last
+one checked: a move applied in place, a replay, another game on the same engine, a branch
+explored by a bot. A key without a copy (read for the first time by a check that failed)
+counts as changed. The first check of an engine evaluates everything.
 """
 from __future__ import annotations
+
+import marshal
 
 from . import vm
 
@@ -119,23 +123,82 @@ class _Reads:
 
 
 class _Changes:
-    """What a move changed: keys of the state, and keys of each player's things."""
+    """What differs between the state and the snapshot, among the keys any constraint read:
+    keys of the state, and keys of each player's things."""
 
     __slots__ = ("top", "by_player", "any_player")
 
-    def __init__(self, before: dict, after: dict):
-        self.top = {k for k in after if k != "p" and after[k] != before.get(k)}
-        self.by_player = {}
-        for q, mine in after["p"].items():
-            old = before["p"].get(q)
-            if old is None:
-                self.by_player[q] = {_ANY}
-            elif old != mine:
-                self.by_player[q] = {k for k in mine if mine[k] != old.get(k)} | (old.keys() - mine.keys())
-        self.any_player = set().union(*self.by_player.values())
+    def __init__(self, top: set, by_player: dict):
+        self.top, self.by_player = top, by_player
+        self.any_player = set().union(*by_player.values()) if by_player else set()
 
     def __bool__(self):
         return bool(self.top or self.by_player)
+
+
+_MISSING = object()
+_P = frozenset(("p",))     # the players' things: compared key by key, per player
+_ATOMS = (int, str, bool, float, type(None))
+
+
+def _frozen(v):
+    """A copy that later moves cannot change (the state is plain data: marshal copies it)."""
+    return v if type(v) in _ATOMS else marshal.loads(marshal.dumps(v))
+
+
+class _Snapshot:
+    """The values, in the last state that passed, of every key any constraint has read."""
+
+    __slots__ = ("top", "p")
+
+    def __init__(self):
+        self.top: dict = {}
+        self.p: dict = {}       # player -> {key: value}
+
+    def changes(self, st: dict, watched: _Reads) -> _Changes:
+        top_keys = (k for k in st if k != "p") if _ANY in watched.top else watched.top - _P
+        snap = self.top
+        top = {k for k in top_keys if st.get(k, _MISSING) != snap.get(k, _MISSING)}
+        by_player = {}
+        every_key = _ANY in watched.own
+        for q, mine in st["p"].items():
+            old = self.p.get(q)
+            if old is None:
+                by_player[q] = {_ANY}
+                continue
+            keys = mine.keys() | old.keys() if every_key else watched.own
+            hit = {k for k in keys if mine.get(k, _MISSING) != old.get(k, _MISSING)}
+            if hit:
+                by_player[q] = hit
+        return _Changes(top, by_player)
+
+    def update(self, st: dict, watched: _Reads, changes: _Changes | None):
+        """Make the snapshot hold `st`'s value under every watched key: those that differed
+        (`changes`; None: all of them) and those watched since (learnt by this check)."""
+        every_top, every_key = _ANY in watched.top, _ANY in watched.own
+        snap = self.top
+        if changes is None or every_top:
+            keys = {k for k in st if k != "p"} if every_top else watched.top - _P
+        else:
+            keys = changes.top | (watched.top - _P - snap.keys())
+        for k in keys:
+            _put(snap, k, st.get(k, _MISSING))
+        for q, mine in st["p"].items():
+            old = self.p.setdefault(q, {})
+            hit = None if changes is None else changes.by_player.get(q, set())
+            if hit is None or every_key or _ANY in hit:
+                keys = mine.keys() | old.keys() if every_key else watched.own
+            else:
+                keys = hit | (watched.own - old.keys())
+            for k in keys:
+                _put(old, k, mine.get(k, _MISSING))
+
+
+def _put(snap: dict, k, v):
+    if v is _MISSING:
+        snap.pop(k, None)
+    elif snap.get(k, _MISSING) != v:
+        snap[k] = _frozen(v)
 
 
 class ConstraintChecker:
@@ -146,19 +209,17 @@ class ConstraintChecker:
         self.constraints = [c for c in constraints if c["check"] is not None]
         self.reads = {c["id"]: _Reads() for c in self.constraints}
         self.read_by_any = _Reads()     # `own` holds every player key any constraint read
+        self.snapshot = _Snapshot()
         self.learnt = not self.constraints      # every constraint evaluated at least once
 
-    def check(self, rt, before: dict | None = None):
-        """Raise vm.Abort with the constraint's message when one does not hold after the move
-        that turned `before` into rt.state (None: evaluate every constraint)."""
+    def check(self, rt):
+        """Raise vm.Abort with the constraint's message when one does not hold in rt.state."""
         st = rt.state
         changes = None
-        if before is not None and self.learnt:
-            changes = _Changes(before, st)
-            anything = self.read_by_any
-            if (_ANY not in anything.top and anything.top.isdisjoint(changes.top)
-                    and _ANY not in anything.own and anything.own.isdisjoint(changes.any_player)):
-                return          # nothing any constraint ever read has changed (most moves)
+        if self.learnt:
+            changes = self.snapshot.changes(st, self.read_by_any)
+            if not changes:
+                return          # nothing any constraint ever read differs (most moves)
         todo = []
         for c in self.constraints:
             players = st["players"] if c["scope"] == "player" else (None,)
@@ -167,8 +228,8 @@ class ConstraintChecker:
                 todo.append((c, targets))
         if todo:
             self._evaluate(rt, todo)
-        if changes is None:
-            self.learnt = True
+        self.snapshot.update(st, self.read_by_any, changes)
+        self.learnt = True
 
     def _evaluate(self, rt, todo):
         st = rt.state

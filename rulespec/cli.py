@@ -152,13 +152,13 @@ def cmd_play(args) -> int:
     record = []
     last_year = [None]
 
-    def on_move(before, mv, events, after):
-        pending = before["vm"]["pending"] or {}
+    def on_move(turn, mv, events, after):
+        pending = turn["pending"] or {}
         who = pending.get("player") or "-"
         record.append((who, mv))
-        if before["year"] != last_year[0]:
-            last_year[0] = before["year"]
-            con.print(f"[bold]Year {before['year']}[/bold]")
+        if turn["year"] != last_year[0]:
+            last_year[0] = turn["year"]
+            con.print(f"[bold]Year {turn['year']}[/bold]")
         if not args.quiet:
             prompt = pending.get("prompt") or pending.get("kind")
             con.print(f"  {who}: {escape(mv)}   [dim]({escape(str(prompt))})[/dim]")

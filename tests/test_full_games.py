@@ -38,8 +38,8 @@ def test_random_games_run_to_the_end_and_replay_identically(engine, players, fir
     for seed in range(first, min(first + CHUNK, GAMES)):
         record = []
         state, moves = play_game(engine, players, seed, "random",
-                                 on_move=lambda before, mv, ev, after: record.append(
-                                     (before["vm"]["pending"]["player"], mv)))
+                                 on_move=lambda turn, mv, ev, after: record.append(
+                                     (turn["pending"]["player"], mv)))
         assert engine.is_over(state), f"seed {seed}: stopped with legal moves left"
         assert state["vm"]["pending"] is None or state.get("over")
         assert set(engine.scores(state)) == set(state["players"])

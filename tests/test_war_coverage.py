@@ -21,7 +21,7 @@ def test_two_hundred_games_show_every_kind_of_war_outcome():
     engine = Engine(load_pack("base_3to5"))
     seen = collections.Counter()
 
-    def on_move(before, move, events, after):
+    def on_move(turn, move, events, after):
         for line in events:
             if line.startswith("Siege result:"):
                 attack, _, defence = line.split(":", 1)[1].split()
