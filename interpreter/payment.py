@@ -206,9 +206,19 @@ def _available(rt, player, ctx):
 
 
 def can_pay(rt, player, cost, ctx) -> bool:
-    """Whether `player` could pay `cost` now (used by `can_pay(...)` in rules)."""
+    """Whether `player` could pay `cost` now (used by `can_pay(...)` in rules). In a read-only
+    window the answer is remembered per cost: a purchase menu asks it of many items, most of
+    which cost the same."""
+    alts = costs.as_cost(cost)
+    if rt.memo is None:
+        return _can_pay(rt, player, alts, ctx)
+    key = ("can_pay?", player, ctx.get("action"), tuple(tuple(sorted(a.items())) for a in alts))
+    return rt.memoised(key, _can_pay, rt, player, alts, ctx)
+
+
+def _can_pay(rt, player, alts, ctx) -> bool:
     srcs, treasury, pool = _available(rt, player, ctx)
-    return any(_feasible(alt, pool, treasury, srcs, rt.rs.money) for alt in costs.as_cost(cost))
+    return any(_feasible(alt, pool, treasury, srcs, rt.rs.money) for alt in alts)
 
 
 def symbols_available(rt, player, symbol, ctx, virtual: bool = True) -> int:
