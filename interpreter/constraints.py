@@ -6,11 +6,15 @@ every move is a third of the time of a move; most moves change a few numbers of 
 
 So the checker remembers, for each constraint, which parts of the state it has ever read: keys
 of the state itself (`cities`, `tracks`, `year`...), and keys of a player's things (`rooms`,
-`court`, `florins`...), as the evaluated player's own or as another player's.
-It learns them by evaluating on a view of the state that notes every key read. It also keeps a
-copy of what was under each of those keys in the last state that passed the check (the
-snapshot). A check compares the state with the snapshot, key by key, and re-evaluates a
-constraint only where something it has ever read differs.
+`court`, `florins`...), as the evaluated player's own or as another player's; under a key that
+holds records (rooms, Cortigiano spaces, tiles, cities, alliances), the fields read from them
+(`court.card`), so that a card flipping to its exhausted side does not concern a constraint
+that only asks which cards a player has. It learns them by evaluating on a view of the state
+that notes every key read. It also keeps a copy of what was under each of those keys in the
+last state that passed the check (the snapshot). A check compares the state with the snapshot,
+key by key (field by field in records), and re-evaluates a constraint only where something it
+has ever read differs. A record's fields are reached only through its key, so a change in
+the shape of a list or dict of records (a length, a set of keys) counts as a change of the key.
 
 Why this is sound: a formula only reads the state. Every (constraint, player) holds in the
 snapshot's state: each was evaluated there or is unchanged since it last was. A formula whose
@@ -18,7 +22,8 @@ reads (all in its remembered set, which only grows) find the same values as in t
 gives the same result as there. So this holds for any state, not only the successor of the last
 one checked: a move applied in place, a replay, another game on the same engine, a branch
 explored by a bot. A key without a copy (read for the first time by a check that failed)
-counts as changed. The first check of an engine evaluates everything.
+counts as changed. The first check of an engine evaluates everything. Formulas that compare or
+copy a whole record, or iterate it, read all its fields ("court.*").
 """
 from __future__ import annotations
 
@@ -81,6 +86,20 @@ class _Watched(dict):
         self._all()
         return dict.__len__(self)
 
+    def __eq__(self, other):
+        self._all()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other):
+        self._all()
+        return dict.__ne__(self, other)
+
+    __hash__ = None
+
+    def copy(self):
+        self._all()
+        return dict(dict.items(self))
+
 
 def _watched(d: dict, log: ReadLog, role) -> _Watched:
     w = _Watched(d)
@@ -88,9 +107,45 @@ def _watched(d: dict, log: ReadLog, role) -> _Watched:
     return w
 
 
+def _watched_records(v, log: ReadLog, role):
+    """A list or dict of records (a player's rooms, Cortigiano spaces and tiles; the state's
+    cities and alliances) with each record watched, so that reading `court[i]["card"]` notes
+    the field (role, "court") + "card": a card flipping to its exhausted side then concerns
+    only formulas that read "exhausted". The container itself is not watched: taking it from
+    its parent notes its key, which then stands for its shape (its length, its keys).
+    Anything else is returned as it is."""
+    if type(v) is list:
+        if v and type(v[0]) is dict:
+            return [_watched(x, log, role) for x in v]
+    elif type(v) is dict and v and all(type(x) is dict for x in v.values()):
+        return {k: _watched(x, log, role) for k, x in v.items()}
+    return v
+
+
+def _watched_state(st: dict, log: ReadLog) -> _Watched:
+    """The state as constraints read it: its keys, each player's keys, and the fields of the
+    records under them are noted."""
+    view = _watched(st, log, None)
+    for k, v in st.items():
+        if k != "p":
+            dict.__setitem__(view, k, _watched_records(v, log, (None, k)))
+    players = {}
+    for q, d in st["p"].items():
+        w = players[q] = _watched(d, log, q)
+        for k, v in d.items():
+            dict.__setitem__(w, k, _watched_records(v, log, (q, k)))
+    dict.__setitem__(view, "p", players)
+    return view
+
+
+def _field(key, field) -> str:
+    return f"{key}.{field}"
+
+
 class _Reads:
     """What one constraint has ever read: state keys, and keys of the evaluated player's and
-    of other players' things ("*" = all of them)."""
+    of other players' things ("*" = all of them; "court.card" = the field of the records in
+    a list, "court.*" = all their fields)."""
 
     __slots__ = ("top", "own", "other")
 
@@ -103,9 +158,15 @@ class _Reads:
             if role is None:
                 self.top.add(key)
                 everything.top.add(key)
-            else:
-                (self.own if role == player else self.other).add(key)
-                everything.own.add(key)
+                continue
+            if type(role) is tuple:         # a field of a record: (owner, container key)
+                role, key = role[0], _field(role[1], key)
+                if role is None:
+                    self.top.add(key)
+                    everything.top.add(key)
+                    continue
+            (self.own if role == player else self.other).add(key)
+            everything.own.add(key)
 
     def targets(self, players, changes: "_Changes"):
         """The players (None for a game-wide constraint) to evaluate again."""
@@ -149,16 +210,31 @@ def _frozen(v):
 class _Snapshot:
     """The values, in the last state that passed, of every key any constraint has read."""
 
-    __slots__ = ("top", "p")
+    __slots__ = ("top", "p", "_keys")
 
     def __init__(self):
         self.top: dict = {}
         self.p: dict = {}       # player -> {key: value}
+        self._keys = (-1, -1, None, None)
+
+    def keys(self, watched: _Reads):
+        """The state keys (but "p") and player keys to compare: the watched names without
+        their fields, worked out again only when the watched sets have grown."""
+        n_top, n_own, top, own = self._keys
+        if n_top != len(watched.top) or n_own != len(watched.own):
+            top, own = _bases(watched.top) - _P, _bases(watched.own)
+            self._keys = (len(watched.top), len(watched.own), top, own)
+        return top, own
 
     def changes(self, st: dict, watched: _Reads) -> _Changes:
-        top_keys = (k for k in st if k != "p") if _ANY in watched.top else watched.top - _P
+        top_bases, own_bases = self.keys(watched)
+        top_keys = (k for k in st if k != "p") if _ANY in watched.top else top_bases
         snap = self.top
-        top = {k for k in top_keys if st.get(k, _MISSING) != snap.get(k, _MISSING)}
+        top = set()
+        for k in top_keys:
+            now, was = st.get(k, _MISSING), snap.get(k, _MISSING)
+            if now != was:
+                top |= _what_differs(k, now, was)
         by_player = {}
         every_key = _ANY in watched.own
         for q, mine in st["p"].items():
@@ -166,8 +242,12 @@ class _Snapshot:
             if old is None:
                 by_player[q] = {_ANY}
                 continue
-            keys = mine.keys() | old.keys() if every_key else watched.own
-            hit = {k for k in keys if mine.get(k, _MISSING) != old.get(k, _MISSING)}
+            keys = mine.keys() | old.keys() if every_key else own_bases
+            hit = set()
+            for k in keys:
+                now, was = mine.get(k, _MISSING), old.get(k, _MISSING)
+                if now != was:
+                    hit |= _what_differs(k, now, was)
             if hit:
                 by_player[q] = hit
         return _Changes(top, by_player)
@@ -176,22 +256,46 @@ class _Snapshot:
         """Make the snapshot hold `st`'s value under every watched key: those that differed
         (`changes`; None: all of them) and those watched since (learnt by this check)."""
         every_top, every_key = _ANY in watched.top, _ANY in watched.own
+        top_bases, own_bases = self.keys(watched)
         snap = self.top
         if changes is None or every_top:
-            keys = {k for k in st if k != "p"} if every_top else watched.top - _P
+            keys = {k for k in st if k != "p"} if every_top else top_bases
         else:
-            keys = changes.top | (watched.top - _P - snap.keys())
+            keys = _bases(changes.top) | (top_bases - snap.keys())
         for k in keys:
             _put(snap, k, st.get(k, _MISSING))
         for q, mine in st["p"].items():
             old = self.p.setdefault(q, {})
             hit = None if changes is None else changes.by_player.get(q, set())
             if hit is None or every_key or _ANY in hit:
-                keys = mine.keys() | old.keys() if every_key else watched.own
+                keys = mine.keys() | old.keys() if every_key else own_bases
             else:
-                keys = hit | (watched.own - old.keys())
+                keys = _bases(hit) | (own_bases - old.keys())
             for k in keys:
                 _put(old, k, mine.get(k, _MISSING))
+
+
+def _bases(keys) -> set:
+    """The player keys themselves, without the fields of their records ("court.card")."""
+    return {k.split(".", 1)[0] for k in keys}
+
+
+def _what_differs(k, now, was) -> set:
+    """Names of what differs under key k: the key itself when a list or dict of records changed
+    shape (or anything else changed), else the fields that changed in its records ("court.*"
+    stands for any of them: a formula that iterated a record read them all)."""
+    if type(now) is list and type(was) is list and len(now) == len(was):
+        pairs = [(a, b) for a, b in zip(now, was) if a != b]
+    elif type(now) is dict and type(was) is dict and now.keys() == was.keys():
+        pairs = [(a, was[x]) for x, a in now.items() if a != was[x]]
+    else:
+        return {k}
+    fields = {_field(k, _ANY)}
+    for a, b in pairs:
+        if type(a) is not dict or type(b) is not dict or a.keys() != b.keys():
+            return {k}
+        fields.update(_field(k, f) for f, v in a.items() if v != b[f])
+    return fields
 
 
 def _put(snap: dict, k, v):
@@ -234,8 +338,7 @@ class ConstraintChecker:
     def _evaluate(self, rt, todo):
         st = rt.state
         log = ReadLog()
-        view = _watched(st, log, None)
-        view["p"] = {q: _watched(d, log, q) for q, d in st["p"].items()}
+        view = _watched_state(st, log)
         saved = rt.memo, rt.read_log, rt.env
         rt.state, rt.memo, rt.read_log = view, {}, log
         try:

@@ -113,3 +113,30 @@ def test_reads_are_learnt_per_constraint(engine):
     assert "florins" in reads["few_florins"].own and not reads["few_florins"].other
     assert "florins" in reads["not_richer_than_all"].other
     assert "year" in reads["branchy"].top
+
+
+def test_record_fields_are_read_one_by_one(engine):
+    """A formula that read one field of the records under a key (the card in each Cortigiano
+    space) is not evaluated again when another field changes (a card flips); one that went
+    through whole records is; and so is any reader when the list itself changes."""
+    from interpreter.constraints import ReadLog, _Reads, _Snapshot, _watched_state
+    st = engine.new_game(4, 2)
+    players, q = st["players"], st["players"][0]
+    log = ReadLog()
+    view = _watched_state(st, log)
+    everything, cards, whole = _Reads(), _Reads(), _Reads()
+    [s["card"] for s in view["p"][q]["court"]]
+    cards.learn(log.cur, q, everything)
+    log.cur = set()
+    [list(s.items()) for s in view["p"][q]["court"]]
+    whole.learn(log.cur, q, everything)
+    assert "court.card" in cards.own and "court.exhausted" not in cards.own
+    snapshot = _Snapshot()
+    snapshot.update(st, everything, None)
+    st["p"][q]["court"][0]["exhausted"] = not st["p"][q]["court"][0]["exhausted"]
+    flipped = snapshot.changes(st, everything)
+    assert not cards.targets(players, flipped)
+    assert whole.targets(players, flipped) == [q]
+    st["p"][q]["court"].append(dict(st["p"][q]["court"][0]))
+    grown = snapshot.changes(st, everything)
+    assert cards.targets(players, grown) == [q]
