@@ -28,6 +28,7 @@ copy a whole record, or iterate it, read all its fields ("court.*").
 from __future__ import annotations
 
 import marshal
+import operator
 
 from . import vm
 
@@ -210,31 +211,41 @@ def _frozen(v):
 class _Snapshot:
     """The values, in the last state that passed, of every key any constraint has read."""
 
-    __slots__ = ("top", "p", "_keys")
+    __slots__ = ("top", "p", "_keys", "_seen")
 
     def __init__(self):
         self.top: dict = {}
         self.p: dict = {}       # player -> {key: value}
         self._keys = (-1, -1, None, None)
+        self._seen = {}         # "top" or a player -> the snapshot's values, a tuple in key order
 
     def keys(self, watched: _Reads):
-        """The state keys (but "p") and player keys to compare: the watched names without
-        their fields, worked out again only when the watched sets have grown."""
+        """The state keys (but "p") and player keys to compare, each a `_Keys`: the watched
+        names without their fields, worked out again only when the watched sets have grown."""
         n_top, n_own, top, own = self._keys
         if n_top != len(watched.top) or n_own != len(watched.own):
-            top, own = _bases(watched.top) - _P, _bases(watched.own)
+            top, own = _Keys(_bases(watched.top) - _P), _Keys(_bases(watched.own))
             self._keys = (len(watched.top), len(watched.own), top, own)
+            self._seen = {}
         return top, own
+
+    def _same(self, who, d: dict, snap: dict, keys: "_Keys") -> bool:
+        """Whether `d` holds the snapshot's values under all `keys`: one comparison, in C."""
+        seen = self._seen.get(who)
+        if seen is None:
+            seen = self._seen[who] = tuple(snap.get(k, _MISSING) for k in keys.names)
+        return keys.values(d) == seen
 
     def changes(self, st: dict, watched: _Reads) -> _Changes:
         top_bases, own_bases = self.keys(watched)
-        top_keys = (k for k in st if k != "p") if _ANY in watched.top else top_bases
         snap = self.top
         top = set()
-        for k in top_keys:
-            now, was = st.get(k, _MISSING), snap.get(k, _MISSING)
-            if now != was:
-                top |= _what_differs(k, now, was)
+        every_top = _ANY in watched.top
+        if every_top or not self._same(None, st, snap, top_bases):
+            for k in ((k for k in st if k != "p") if every_top else top_bases.names):
+                now, was = st.get(k, _MISSING), snap.get(k, _MISSING)
+                if now != was:
+                    top |= _what_differs(k, now, was)
         by_player = {}
         every_key = _ANY in watched.own
         for q, mine in st["p"].items():
@@ -242,9 +253,10 @@ class _Snapshot:
             if old is None:
                 by_player[q] = {_ANY}
                 continue
-            keys = mine.keys() | old.keys() if every_key else own_bases
+            if not every_key and self._same(q, mine, old, own_bases):
+                continue
             hit = set()
-            for k in keys:
+            for k in (mine.keys() | old.keys() if every_key else own_bases.names):
                 now, was = mine.get(k, _MISSING), old.get(k, _MISSING)
                 if now != was:
                     hit |= _what_differs(k, now, was)
@@ -257,22 +269,42 @@ class _Snapshot:
         (`changes`; None: all of them) and those watched since (learnt by this check)."""
         every_top, every_key = _ANY in watched.top, _ANY in watched.own
         top_bases, own_bases = self.keys(watched)
+        self._seen = {}
         snap = self.top
         if changes is None or every_top:
-            keys = {k for k in st if k != "p"} if every_top else top_bases
+            keys = {k for k in st if k != "p"} if every_top else top_bases.set
         else:
-            keys = _bases(changes.top) | (top_bases - snap.keys())
+            keys = _bases(changes.top) | (top_bases.set - snap.keys())
         for k in keys:
             _put(snap, k, st.get(k, _MISSING))
         for q, mine in st["p"].items():
             old = self.p.setdefault(q, {})
             hit = None if changes is None else changes.by_player.get(q, set())
             if hit is None or every_key or _ANY in hit:
-                keys = mine.keys() | old.keys() if every_key else own_bases
+                keys = mine.keys() | old.keys() if every_key else own_bases.set
             else:
-                keys = _bases(hit) | (own_bases - old.keys())
+                keys = _bases(hit) | (own_bases.set - old.keys())
             for k in keys:
                 _put(old, k, mine.get(k, _MISSING))
+
+
+class _Keys:
+    """Keys to compare: as a set, in a fixed order, and a getter of their values in that order
+    (a tuple; KeyError when one is missing, which the comparison then counts as a change)."""
+
+    __slots__ = ("set", "names", "_get")
+
+    def __init__(self, keys: set):
+        self.set, self.names = keys, tuple(sorted(keys))
+        self._get = operator.itemgetter(*self.names) if len(self.names) > 1 else None
+
+    def values(self, d: dict):
+        try:
+            if self._get is not None:
+                return self._get(d)
+            return tuple(d[k] for k in self.names)
+        except KeyError:
+            return None
 
 
 def _bases(keys) -> set:
