@@ -49,8 +49,8 @@ def playout(engine, players: int, seed: int, max_moves: int = 100_000):
                                      f"({pend.get('prompt') or pend.get('kind')}, rule at {pend.get('at')})"), record, state
             mv = bot.choose(engine, state, legal)
             who = (state["vm"]["pending"] or {}).get("player")
-            try:
-                state = engine.apply(state, mv)
+            try:       # in place, as bots' games are (interpreter.bots.play_game)
+                state = engine.apply(state, mv, transactional=False)
             except IllegalMove as e:
                 code = "RS302" if "constraint" in e.reason.lower() else "RS301"
                 return fail(code, f"legal move '{mv}' was refused: {e.reason}"), record, state
