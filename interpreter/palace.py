@@ -40,6 +40,15 @@ class PalaceMixin:
         m = self.P(p)["marker"]
         return None if m is None else room_ref(p, m)
 
+    def f_room_ahead(self, p, n):
+        """The Room `n` Rooms clockwise from the player's Action marker (its own Room for 0, and
+        round the Palace again past the last); none before the marker is first placed. For
+        advice that looks where a move of the marker would land."""
+        pl = self.P(p)
+        if pl["marker"] is None or not isinstance(n, int) or not pl["rooms"]:
+            return None
+        return room_ref(p, (pl["marker"] + n) % len(pl["rooms"]))
+
     def a_player_trophies_from(self, p):
         return list(self.P(p)["trophies"])
 

@@ -81,6 +81,7 @@ FUNCTIONS: dict[str, Sig] = {
     "modifier": Sig(("player", "str"), "number", "sum of the amounts of the player's abilities for a hook"),
     "space": Sig(("track", "number"), "space", "the n-th space of a track (0 = start)"),
     "standings": Sig(("track",), "set:player", "players furthest along first; ties: higher in the stack first"),
+    "room_ahead": Sig(("player", "number"), "room?", "the Room n Rooms clockwise from the player's Action marker (none before it is placed): where moving it n Rooms would land"),
     "free_spaces": Sig(("player", "str"), "number", "empty open Cortigiano spaces on the 'left' or 'right' edge"),
     "owner_of": Sig(("any",), "player?", "who controls a City, owns a Palace Room, or holds an Alliance"),
     "agent_count": Sig(("any",), "number", "Agents on a City, Room or Alliance"),

@@ -200,7 +200,10 @@ def test_a_hint_with_when_reads_the_state_and_the_choice(make_pack):
     s["p"][me]["florins"] = 5
     assert pol.weights(s["vm"]["pending"], ["yes", "no"]) == [0.001, 1.0]
     s = _state_with_prompt(eng, "Rooms to move for free")
-    assert pol.weights(s["vm"]["pending"], ["choose 1", "choose 2"], s) == [1.0, 3.0]
+    # on top of whatever the base pack's own hints give these moves here
+    base = PlayoutPolicy.for_engine(Engine(load_pack("base_3to5")))
+    b1, b2 = base.weights(s["vm"]["pending"], ["choose 1", "choose 2"], s) or [1.0, 1.0]
+    assert pol.weights(s["vm"]["pending"], ["choose 1", "choose 2"], s) == [b1, b2 * 3.0]
 
 
 def test_a_when_that_names_an_unknown_value_is_reported(make_pack):
@@ -224,3 +227,45 @@ def test_a_when_that_names_an_unknown_value_is_reported(make_pack):
     report = validate_pack(root)
     assert any("chioce" in d.message and d.span.line == 4 for d in report.errors), \
         [d.render() for d in report.errors]
+
+
+def test_a_hint_can_aim_the_action_marker_with_room_ahead(make_pack):
+    """`room_ahead(player, n)` is the Room n Rooms clockwise from the Action marker: a hint on
+    "Rooms to move for free" can prefer the move that lands on a given Action."""
+    root = make_pack("aim_hints", {
+        "pack.yaml": """
+            id: aim_hints
+            name: Aim hints
+            version: 0.1.0
+            extends: base_3to5
+        """,
+        "rules/advice.rules": """
+            playout_hint aim_for_scheme "Land on Scheme" {
+              decision: "Rooms to move for free"
+              move: "choose"
+              when: room_ahead(player, choice).action == scheme
+              weight: 1000
+            }
+        """,
+    })
+    eng, base = Engine(load_pack(root)), Engine(load_pack("base_3to5"))
+    pol, base_pol = PlayoutPolicy.for_engine(eng), PlayoutPolicy.for_engine(base)
+    s = _state_with_prompt(eng, "Rooms to move for free")
+    pending, moves = s["vm"]["pending"], ["choose 1", "choose 2"]
+    me = pending["player"]
+    rt = eng.runtime(s)
+    marker = s["p"][me]["marker"]
+    rooms = len(s["p"][me]["rooms"])
+    assert rt.f_room_ahead(me, 0) == f"{me}.room{marker}"
+    assert rt.f_room_ahead(me, rooms + 1) == f"{me}.room{(marker + 1) % rooms}"     # round again
+    # a Scheme Action card one Room ahead, another Action's card two Rooms ahead
+    scheme_card = next(c for c, d in eng.rs.cards.items() if d.get("action") == "scheme")
+    other_card = next(c for c, d in eng.rs.cards.items() if d.get("action") not in (None, "scheme"))
+    rt.P(me)["rooms"][(marker + 1) % rooms]["card"] = scheme_card
+    rt.P(me)["rooms"][(marker + 2) % rooms]["card"] = other_card
+    assert rt.f_room_ahead(me, 1) == f"{me}.room{(marker + 1) % rooms}"
+    base_w = base_pol.weights(pending, moves, s) or [1.0, 1.0]
+    w = pol.weights(pending, moves, s)
+    assert w == [base_w[0] * 1000, base_w[1]]
+    bot = RandomBot(3)
+    assert sum(bot.choose(eng, s, moves) == "choose 1" for _ in range(300)) >= 290
