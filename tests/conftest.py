@@ -31,12 +31,14 @@ def pytest_terminal_summary(terminalreporter):
     for rep in terminalreporter.stats.get("passed", []):
         for name, value in getattr(rep, "user_properties", ()):
             if name == "whole_games":
-                t = totals.setdefault(value["players"], [0, 0, value["bound"]])
+                t = totals.setdefault(value["players"], [0, 0, value["bound"], []])
                 t[0] += value["ended"]
                 t[1] += value["games"]
+                t[3] += value.get("at_bound", [])
     if totals:
         terminalreporter.write_sep("-", "whole random games")
         for players in sorted(totals):
-            ended, games, bound = totals[players]
+            ended, games, bound, seeds = totals[players]
+            which = f" (seeds {', '.join(map(str, sorted(seeds)))})" if seeds else ""
             terminalreporter.write_line(f"{players} players: {ended} of {games} games ended by the rules, "
-                                        f"{games - ended} stopped at the {bound}-Year bound")
+                                        f"{games - ended} stopped at the {bound}-Year bound{which}")
