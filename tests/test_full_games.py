@@ -5,9 +5,9 @@ machine (`RULESPEC_GAMES=500 python3 -m pytest -q -m slow` runs CI's count);
 every pack constraint checked after every move, no exception, no state without a legal move,
 and every game replayed from its JSON-lines log to the identical final state.
 
-A game ends by an end condition of the rules, or at the pack's bound (game.max_years) for the
-games in which the bots never get there: that is counted, and the totals (with the seeds that
-stopped at the bound, to replay them) are printed at the end of every test run (conftest.py).
+Every game must end by an end condition of the rules: one that reaches the pack's bound
+(game.max_years) instead fails its chunk, naming the seed, as `rulespec validate --playouts`
+reports it (RS304). The totals are printed at the end of every test run (conftest.py).
 The games are split into chunks so that pytest-xdist spreads them over the machine's CPUs.
 """
 from __future__ import annotations
@@ -51,6 +51,9 @@ def test_random_games_run_to_the_end_and_replay_identically(engine, players, fir
         # constraints were checked after every move above: the replay proves the log rebuilds it
         assert state_hash(replay(log, engine, check=False)) == state_hash(state), f"seed {seed}: replay differs"
     # summed over all chunks and printed at the end of the run (conftest.py)
+    bound = engine.rs.game["max_years"]
     record_property("whole_games", {"players": players, "games": min(first + CHUNK, GAMES) - first,
-                                    "ended": ended, "bound": engine.rs.game["max_years"],
-                                    "at_bound": at_bound})
+                                    "ended": ended, "bound": bound, "at_bound": at_bound})
+    assert not at_bound, (f"{players} players, seeds {at_bound}: no end condition of the rules within "
+                          f"the pack's {bound} Years (replay them with `rulespec play --players "
+                          f"{players} --seed {at_bound[0]} --bots random`)")
