@@ -38,10 +38,10 @@ class Engine:
         """verify_moves: try every candidate move on a copy and drop those a rule refuses.
         By default only decisions taken while a cost is being paid are tried (there a choice can
         leave the cost unpayable), except the payment's own taps, which it offers only when the
-        cost stays payable (measured: 0 refusals in 2,317 tries over 4 games); elsewhere the pack's own filters (`where`, `can_pay`) decide,
-        which in the base pack never let a refused move through (measured: 0 refusals in 1,785
-        tries over a 15-Year game), at twice the speed. Playouts report any refused "legal" move
-        as RS301."""
+        cost stays payable (measured: 0 refusals in 2,317 tries over 4 games); elsewhere the
+        pack's own filters (`where`, `can_pay`) decide, which in the base pack never let a
+        refused move through (measured: 0 refusals in 1,785 tries over a 15-Year game), at twice
+        the speed. Playouts report any refused "legal" move as RS301."""
         self.pack = pack
         self.rs = Ruleset.build(pack)
         self.constraint_checker = ConstraintChecker(self.rs.constraints)

@@ -217,7 +217,7 @@ class _Snapshot:
         self.top: dict = {}
         self.p: dict = {}       # player -> {key: value}
         self._keys = (-1, -1, None, None)
-        self._seen = {}         # "top" or a player -> the snapshot's values, a tuple in key order
+        self._seen = {}         # None (the state) or a player -> the snapshot's values, in key order
 
     def keys(self, watched: _Reads):
         """The state keys (but "p") and player keys to compare, each a `_Keys`: the watched
@@ -308,7 +308,7 @@ class _Keys:
 
 
 def _bases(keys) -> set:
-    """The player keys themselves, without the fields of their records ("court.card")."""
+    """The keys themselves, without the fields of their records ("court.card" -> "court")."""
     return {k.split(".", 1)[0] for k in keys}
 
 
