@@ -16,6 +16,11 @@ def room_ref(p, i) -> str:
     return f"{p}.room{i}"
 
 
+def rooms_ahead(pl: dict, n: int) -> int:
+    """The index of the Room n Rooms clockwise from the player's Action marker."""
+    return (pl["marker"] + n) % len(pl["rooms"])
+
+
 class PalaceMixin:
     # ------------------------------------------------------------ rooms
     def parse_room(self, ref):
@@ -47,7 +52,7 @@ class PalaceMixin:
         pl = self.P(p)
         if pl["marker"] is None or not isinstance(n, int) or not pl["rooms"]:
             return None
-        return room_ref(p, (pl["marker"] + n) % len(pl["rooms"]))
+        return room_ref(p, rooms_ahead(pl, n))
 
     def a_player_trophies_from(self, p):
         return list(self.P(p)["trophies"])

@@ -15,7 +15,7 @@ from rulespec.board import Board
 
 from . import costs, payment
 from .fight import FightMixin
-from .palace import PalaceMixin
+from .palace import PalaceMixin, rooms_ahead
 from .state import type_of
 from .vm import Abort, push
 
@@ -1237,15 +1237,9 @@ class Runtime(PalaceMixin, FightMixin):
         """Move the Action marker clockwise; what passing an arrow does is pack rules."""
         p = kw.get("player", env.get("player"))
         pl = self.P(p)
-        n = int(args[0])
-        rooms = len(pl["rooms"])
-        pos = pl["marker"]
-        if pos is None:
+        if pl["marker"] is None:
             raise Abort("the Action marker is not on a Room yet", span)
-        for _ in range(n):
-            pos = (pos + 1) % rooms
-        pl["last_room"] = pl["marker"]
-        pl["marker"] = pos
+        pl["last_room"], pl["marker"] = pl["marker"], rooms_ahead(pl, int(args[0]))
         for r in pl["rooms"]:
             r["used"] = {}
 
