@@ -24,10 +24,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rulespec.errors import Diagnostic, RulespecError, Span
+from rulespec.errors import Diagnostic, RulespecError, Span, did_you_mean
+from rulespec.schema import check_schema
 from rulespec.yamldata import load_yaml_file
 
 from . import vm
+from .notation import pack_names, unknown_names
 
 
 @dataclass
@@ -89,6 +91,8 @@ def _set(root, path: str, value):
 def lookup(engine, state, path: str):
     if path == "legal":
         return engine.legal_moves(state)
+    if path == "winners":                 # who wins if the game were scored now (any order)
+        return engine.winners(state)
     if path.startswith("scores"):
         return _get({"scores": engine.scores(state)}, path)
     if path.startswith("pending"):
@@ -148,12 +152,57 @@ def start(engine, state, spec: dict, doc=None):
         raise RulespecError(Diagnostic("RS403", f"the scenario cannot start: {e.reason}", e.span or Span("<scenario>"), ""))
 
 
+def _check_names(engine, moves, unknown_ids, line, out: Outcome):
+    """An `illegal:` or `not_legal:` move must name things the pack has: a misspelt id is
+    refused too, and the test would pass for the wrong reason. Names meant to be unknown are
+    listed in the step's `unknown_ids` (and must indeed be unknown)."""
+    names = _names(engine)
+    declared = set(unknown_ids or ())
+    for mv in moves:
+        for name in unknown_names(mv, names):
+            if name not in declared:
+                hint = did_you_mean(name, [n for n in names if isinstance(n, str)])
+                out.failures.append((line, f"move '{mv}' names '{name}', which the pack does not have"
+                                           + (f" ({hint})" if hint else "")
+                                           + "; list it in the step's unknown_ids if that is the point"))
+            declared.discard(name)
+    for name in sorted(declared):
+        out.failures.append((line, f"unknown_ids: '{name}' is not an unknown name of these moves"))
+
+
+def _names(engine):
+    names = getattr(engine, "_scenario_names", None)
+    if names is None:
+        names = engine._scenario_names = pack_names(engine.pack)
+    return names
+
+
+def _same(path: str, want, got) -> bool:
+    if isinstance(want, list) and isinstance(got, list) and path in ORDERED_PATHS:
+        return [str(x) for x in want] == [str(x) for x in got]
+    if isinstance(want, list) and isinstance(got, list) and path != "legal":
+        return sorted(map(str, want)) == sorted(map(str, got))
+    if path == "legal" and isinstance(want, list):
+        return all(w in got for w in want)
+    return got == want
+
+
+def load_scenario(path):
+    """The scenario file, checked against rulespec/schemas/scenario.schema.json: an unknown or
+    misspelt key, a wrongly typed value or an empty file is an error at its line."""
+    doc = load_yaml_file(path)
+    problems = check_schema(doc, "scenario")
+    if problems:
+        raise RulespecError(problems)
+    return doc
+
+
 def run_scenario(path) -> Outcome:
     from .api import IllegalMove, Engine
     from rulespec.pack import load_pack
-    doc = load_yaml_file(path)
-    data = doc.data if isinstance(doc.data, dict) else {}
-    out = Outcome(str(path), str(data.get("name", Path(path).stem)))
+    doc = load_scenario(path)
+    data = doc.data
+    out = Outcome(str(path), str(data["name"]))
     pack_ref = data.get("pack", "base_3to5")
     local = (Path(path).parent / str(pack_ref))
     engine = Engine(load_pack(local if (local / "pack.yaml").is_file() else pack_ref))
@@ -171,11 +220,8 @@ def run_scenario(path) -> Outcome:
         give(engine, state, data["give"], doc)
     if data.get("start"):
         start(engine, state, data["start"], doc)
-    for i, step in enumerate(data.get("steps") or []):
+    for i, step in enumerate(data["steps"]):
         line = doc.span(("steps", i)).line
-        if not isinstance(step, dict):
-            out.failures.append((line, f"step {i + 1} must be a mapping (move/moves/expect/illegal)"))
-            break
         moves = step.get("moves") or ([step["move"]] if "move" in step else [])
         for mv in moves:
             try:
@@ -184,25 +230,35 @@ def run_scenario(path) -> Outcome:
             except IllegalMove as e:
                 out.failures.append((line, f"move '{mv}' was refused: {e.reason}"))
                 return out
-        if "expect" in step:
-            for k, want in (step["expect"] or {}).items():
-                try:
-                    got = lookup(engine, state, str(k))
-                except (KeyError, IndexError, ValueError, TypeError):
-                    out.failures.append((line, f"{k}: no such path in the state"))
-                    continue
-                if isinstance(want, list) and isinstance(got, list) and str(k) in ORDERED_PATHS:
-                    ok = [str(x) for x in want] == [str(x) for x in got]
-                elif isinstance(want, list) and isinstance(got, list) and k != "legal":
-                    ok = sorted(map(str, want)) == sorted(map(str, got))
-                elif k == "legal" and isinstance(want, list):
-                    ok = all(w in got for w in want)
-                else:
-                    ok = got == want
-                if not ok:
-                    out.failures.append((line, f"{k}: expected {want!r}, got {got!r}"))
-        if "illegal" in step:
-            mv = str(step["illegal"])
+        for k, want in (step.get("expect") or {}).items():
+            try:
+                got = lookup(engine, state, str(k))
+            except (KeyError, IndexError, ValueError, TypeError):
+                out.failures.append((line, f"{k}: no such path in the state"))
+                continue
+            if not _same(str(k), want, got):
+                out.failures.append((line, f"{k}: expected {want!r}, got {got!r}"))
+        refused = [step["illegal"]] if "illegal" in step else []
+        not_legal = step.get("not_legal", [])
+        not_legal = [not_legal] if isinstance(not_legal, str) else not_legal
+        if refused or not_legal:
+            _check_names(engine, refused + not_legal, step.get("unknown_ids"), line, out)
+        elif "unknown_ids" in step:
+            out.failures.append((line, "unknown_ids needs an illegal: or not_legal: move in the same step"))
+        if "legal_exactly" in step:
+            legal = engine.legal_moves(state)
+            missing = [m for m in step["legal_exactly"] if m not in legal]
+            extra = [m for m in legal if m not in step["legal_exactly"]]
+            if missing or extra:
+                out.failures.append((line, "legal moves differ: " + "; ".join(
+                    part for part in (f"not offered: {', '.join(missing)}" if missing else "",
+                                      f"offered too: {', '.join(extra)}" if extra else "") if part)))
+        if not_legal:
+            legal = engine.legal_moves(state)
+            for mv in not_legal:
+                if " ".join(mv.split()) in legal:
+                    out.failures.append((line, f"move '{mv}' is offered, expected it not to be"))
+        for mv in refused:
             try:
                 engine.apply(state, mv)
                 out.failures.append((line, f"move '{mv}' was accepted, expected it to be illegal"))

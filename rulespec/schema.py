@@ -21,6 +21,15 @@ def schema_names() -> list[str]:
     return sorted(p.name.removesuffix(".schema.json") for p in SCHEMA_DIR.glob("*.schema.json"))
 
 
+# schemas of files that are not pack data: the manifest (pack.yaml) and scenario files
+NOT_PACK_DATA = {"pack", "scenario"}
+
+
+def data_schema_names() -> set[str]:
+    """The data files a pack may hold that have a schema (map, setup, tracks...)."""
+    return set(schema_names()) - NOT_PACK_DATA
+
+
 @lru_cache(maxsize=None)
 def load_schema(name: str) -> dict:
     return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))

@@ -10,6 +10,13 @@ from interpreter.scenario import run_scenario
 ROOT = Path(__file__).parent / "scenarios"
 # scenarios/packs/ holds small variant packs some scenarios play (`pack: packs/NAME`)
 SCENARIOS = sorted(p for p in ROOT.rglob("*.yaml") if "packs" not in p.relative_to(ROOT).parts)
+# a guard against a suite that silently shrinks (a moved folder, a broken glob): raise it when
+# scenarios are added, lower it only on purpose
+MINIMUM = 185
+
+
+def test_the_scenario_suite_is_all_there():
+    assert len(SCENARIOS) >= MINIMUM, f"only {len(SCENARIOS)} scenarios found under {ROOT}"
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[str(p.relative_to(p.parents[1])) for p in SCENARIOS])
