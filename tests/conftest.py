@@ -6,6 +6,27 @@ from pathlib import Path
 
 import pytest
 
+from ci_budget import Budget, enforced
+
+_budget = None
+
+
+def pytest_configure(config):
+    global _budget
+    if not hasattr(config, "workerinput"):          # the controller (or a run without xdist)
+        _budget = Budget()
+
+
+def pytest_runtest_logreport(report):
+    if _budget is not None:
+        _budget.add(report)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Where the budget is enforced (.ci/run), a part over its budget fails the run."""
+    if _budget is not None and enforced() and _budget.over() and exitstatus == 0:
+        session.exitstatus = 1
+
 
 def write_pack(root: Path, files: dict) -> Path:
     """Write {relative path: text} under root (dedented) and return root."""
@@ -24,6 +45,15 @@ def make_pack(tmp_path):
 
 
 def pytest_terminal_summary(terminalreporter):
+    _whole_games_summary(terminalreporter)
+    if _budget is not None:
+        _budget.report(terminalreporter)
+        for part, used, budget in (_budget.over() if enforced() else ()):
+            terminalreporter.write_line(f"CI budget: '{part}' took {used:.1f} test minutes, over its {budget:g} "
+                                        f"(docs/testing.md): make it faster, or change the table on purpose")
+
+
+def _whole_games_summary(terminalreporter):
     """How many whole random games (tests/test_full_games.py) reached an end condition of the
     rules, per player count: the others stopped at the pack's bound. Works under pytest-xdist
     (recorded properties travel with the test reports)."""
