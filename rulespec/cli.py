@@ -1,5 +1,5 @@
 """The `rulespec` command line: validate, show, map (and, as the interpreter grows, play,
-replay, scenario, bench). Content problems are printed as diagnostics, never tracebacks.
+replay, scenario, bench, golden). Content problems are printed as diagnostics, never tracebacks.
 
 Exit codes: 0 success, 1 content errors (or failed expectations), 2 usage errors.
 """
@@ -239,6 +239,21 @@ def cmd_bench(args) -> int:
           f"{ended}/{args.games} ended by the rules")
     return 0
 
+# ------------------------------------------------------------------ golden
+def cmd_golden(args) -> int:
+    """Replay the golden corpus (tests/golden/) and print a per-game diff; --update rewrites it."""
+    from interpreter import golden
+    folder = args.dir or golden.DEFAULT_DIR
+    outcome = golden.update(folder) if args.update else golden.check(folder)
+    print(outcome.text)
+    if not args.update and outcome.failed:
+        print(f"\nthe golden corpus differs. If the change is intended: `{golden.UPDATE_COMMAND}`, read the "
+              f"diff above and list the changed games in the issue note (docs/testing.md, 'The golden corpus').")
+    elif args.update and outcome.changed and not outcome.failed:
+        print("list the changed games above (moves, totals, winners) in the issue note of this change")
+    return 1 if outcome.failed else 0
+
+
 # ------------------------------------------------------------------ main
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rulespec", description="Rules-as-data engine for Virtù.")
@@ -285,6 +300,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--bots", choices=tuple(BOT_NAMES), default="random")
     b.set_defaults(func=cmd_bench)
+
+    g = sub.add_parser("golden", help="check the golden corpus of stored games (per-game diff; exit 1 if any differs)")
+    g.add_argument("--update", action="store_true", help="rewrite golden.json and the stored log (read the diff it prints)")
+    g.add_argument("--dir", help="the corpus folder, holding corpus.yaml (default: tests/golden/ of this checkout)")
+    g.set_defaults(func=cmd_golden)
 
     sc = sub.add_parser("scenario", help="run YAML scenario files")
     sc.add_argument("files", nargs="+")

@@ -20,6 +20,7 @@ each overlay changed it.
 from __future__ import annotations
 
 import copy
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from . import ast as A
 from .errors import Diagnostic, RulespecError, Span, did_you_mean, source_line_at
 from .kinds import KINDS
 from .parser import _run, map_spans, parse_rules_file
-from .schema import check_schema, schema_names
+from .schema import check_schema, data_schema_names
 from .yamldata import YamlDoc, load_yaml_file
 
 EVIDENCE_TAGS = ("rulebook", "board", "derived", "inferred", "placeholder", "decision")
@@ -97,6 +98,28 @@ class Pack:
     decls: dict = field(default_factory=dict)         # (kind, id) -> Decl, in definition order
     warnings: list = field(default_factory=list)
     modules: list = field(default_factory=list)       # parsed .rules modules (for checks)
+    sources: list = field(default_factory=list)       # [(pack id, folder)] of the chain, base first
+    _content_hash: str | None = field(default=None, repr=False, compare=False)
+
+    def content_hash(self) -> str:
+        """sha256 over the source files of the effective pack: the manifest, YAML and `.rules`
+        files of every pack of the chain (an overlay's base packs included), each named
+        `PACK_ID/relative/path` and taken in sorted order, with its length and bytes (CRLF read
+        as LF, so a Windows checkout hashes the same). Independent of where the folders are;
+        changes with any byte of any file the loader reads. Computed once per loaded pack."""
+        if self._content_hash is None:
+            entries = []
+            for pid, folder in self.sources:
+                for path in pack_source_files(folder):
+                    rel = path.relative_to(folder).as_posix()
+                    entries.append((f"{pid}/{rel}", path.read_bytes().replace(b"\r\n", b"\n")))
+            h = hashlib.sha256()
+            for name, data in sorted(entries):
+                name_b = name.encode("utf-8")
+                h.update(b"%d:%s\0%d:" % (len(name_b), name_b, len(data)))
+                h.update(data)
+            self._content_hash = h.hexdigest()
+        return self._content_hash
 
     def of_kind(self, kind: str) -> list:
         return [d for (k, _), d in self.decls.items() if k == kind]
@@ -128,6 +151,13 @@ def find_pack(ref: str | Path, relative_to: Path | None = None) -> Path:
         return bundled[ref_s]
     hint = did_you_mean(ref_s, bundled) or f"bundled packs: {', '.join(bundled)}; or give a folder holding a pack.yaml"
     raise RulespecError(Diagnostic("RS020", f"no pack '{ref_s}' found", Span(ref_s), hint))
+
+
+def pack_source_files(folder: Path) -> list:
+    """The files of one pack folder that loading reads: pack.yaml, the YAML data files and the
+    `.rules` files anywhere below it, sorted."""
+    files = {folder / "pack.yaml"} | set(folder.rglob("*.yaml")) | set(folder.rglob("*.rules"))
+    return sorted(f for f in files if f.is_file())
 
 
 # ------------------------------------------------------------------ loading
@@ -188,6 +218,7 @@ class _Loader:
             root=folder, chain=(base.chain if base else []) + [pid], manifest=manifest,
             data=dict(base.data) if base else {}, data_history=copy.deepcopy(base.data_history) if base else {},
             decls={}, modules=list(base.modules) if base else [],
+            sources=(base.sources if base else []) + [(pid, folder)],
         )
         if base:
             pack.decls = {k: copy.deepcopy(v) for k, v in base.decls.items()}
@@ -224,7 +255,7 @@ class _Loader:
     # -- YAML data files
     def _load_yaml(self, pack: Pack, folder: Path) -> set:
         """Load this level's YAML files into pack.data; returns the stems it changed."""
-        known = set(schema_names())
+        known = data_schema_names()
         changed = set()
         files = sorted(p for p in folder.rglob("*.yaml") if p.name != "pack.yaml")
         for path in files:
