@@ -205,19 +205,66 @@ def test_invalid_utf8_in_yaml_is_rs001_at_the_bad_byte():
         assert (d.code, d.span.line, d.span.column) == ("RS001", 2, 6), d.render()
 
 
-@pytest.mark.parametrize("text", [
-    "", "\n", "#", "{", "}", '"', "card", "card x", "card x {", "card x { pp: }", "remove", "modify card",
-    "card x { effect: { choose } }", "card x { pp: 1 +++ 2 }", "\x00", "\ufeffcard x {}", "card x {}\r\n",
-    "card x { pp: " + "(" * 2000 + "1" + ")" * 2000 + " }",
-    "card x { pp: " + "-" * 3000 + "1 }",
-    "card x { pp: " + " + ".join(["1"] * 3000) + " }",
-])
-def test_parse_rules_edge_cases(text):
-    try:
+PARSES = "parses"
+
+# Each text with what must happen: it parses (into that many declarations), or one diagnostic
+# with that code at that line and column (the column of the offending character; for a text
+# that stops too early, the end of the text).
+EDGE_CASES = [
+    pytest.param("", (PARSES, 0), id="empty"),
+    pytest.param("\n", (PARSES, 0), id="newline"),
+    pytest.param("#", (PARSES, 0), id="comment-only"),
+    pytest.param("{", ("RS010", 1, 1), id="lone-open-brace"),
+    pytest.param("}", ("RS010", 1, 1), id="lone-close-brace"),
+    pytest.param('"', ("RS011", 1, 1), id="unterminated-string"),
+    pytest.param("card", ("RS010", 1, 5), id="kind-only"),
+    pytest.param("card x", ("RS010", 1, 7), id="no-body"),
+    pytest.param("card x {", ("RS010", 1, 9), id="unclosed-body"),
+    pytest.param("card x { pp: }", ("RS010", 1, 14), id="field-without-value"),
+    pytest.param("remove", ("RS010", 1, 7), id="remove-alone"),
+    pytest.param("modify card", ("RS010", 1, 12), id="modify-without-id"),
+    pytest.param("card x { effect: { choose } }", ("RS010", 1, 27), id="choose-without-variable"),
+    pytest.param("card x { pp: 1 +++ 2 }", ("RS010", 1, 17), id="triple-plus"),
+    pytest.param("\x00", ("RS011", 1, 1), id="nul-character"),
+    # A byte-order mark is not skipped: parse_rules_file does not strip it either, so a .rules
+    # file saved "UTF-8 with BOM" is refused at 1:1 (see the report of issue 12).
+    pytest.param("\ufeffcard x {}", ("RS011", 1, 1), id="byte-order-mark"),
+    pytest.param("card x {}\r\n", (PARSES, 1), id="crlf"),
+    pytest.param("card x { pp: " + "(" * 2000 + "1" + ")" * 2000 + " }", (PARSES, 1), id="2000-parentheses"),
+    pytest.param("card x { pp: " + "-" * 3000 + "1 }", ("RS010", "nested too deeply"), id="3000-unary-minus"),
+    pytest.param("card x { pp: " + " + ".join(["1"] * 3000) + " }", ("RS010", "nested too deeply"), id="3000-term-sum"),
+]
+
+
+@pytest.mark.parametrize("text,expected", EDGE_CASES)
+def test_parse_rules_edge_cases(text, expected):
+    if expected[0] == PARSES:
+        try:
+            module = parse_rules(text, "edge.rules")
+        except RulespecError as e:
+            pytest.fail("expected to parse, got: " + "\n".join(d.render() for d in e.diagnostics))
+        assert len(module.items) == expected[1]
+        return
+    with pytest.raises(RulespecError) as ei:
         parse_rules(text, "edge.rules")
-    except RulespecError as e:
-        for d in e.diagnostics:
-            _check_diagnostic(d, syntax=True)
+    diags = ei.value.diagnostics
+    assert len(diags) == 1, [d.render() for d in diags]
+    d = diags[0]
+    _check_diagnostic(d, syntax=True)
+    assert d.code == expected[0], d.render()
+    if isinstance(expected[1], str):
+        assert expected[1] in d.message, d.render()
+    else:
+        assert (d.span.line, d.span.column) == expected[1:], d.render()
+
+
+def test_parenthesised_value_is_the_value():
+    """2000 parentheses around 1 are just 1."""
+    module = parse_rules("card x { pp: " + "(" * 2000 + "1" + ")" * 2000 + " }", "edge.rules")
+    (decl,) = module.items
+    assert (decl.kind, decl.id) == ("card", "x")
+    (field,) = decl.members
+    assert field.name == "pp" and field.value.value == 1
 
 
 LINE_BREAK_CASES = [

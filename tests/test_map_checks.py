@@ -338,16 +338,43 @@ def test_bad_setup_schema_still_checks_the_map():
     assert codes == ["RS100", "RS124"]
 
 
-@pytest.mark.parametrize("text", [
-    "",
-    "cities: 3\n",
-    "sides: [side_a]\ncities: [alpha]\nroads: [[a, b]]\n",
-    "sides: [{id: 3}]\nseas: [{id: [x]}]\ncities: [{id: a, value: high, sides: side_a, seas: north}]\n",
-    "cities: [{id: a, sides: [s]}]\nroads: [{between: [a, b, c], sides: s}, {between: a}]\nsea_links: [{between: 1}]\n",
-    "value_range: 4\ncities: [{id: a, value: 9, side_values: [1]}]\n",
-])
-def test_malformed_content_never_raises(text):
+BAD_SETUP = "player_counts: [{players: 3, board_side: 4, forbidden_cities: x}]\ncolours: 7\n"
+BAD_SETUP_2 = "colours: [{id: red, starting_cities: 3}]\n"
+
+
+# Each malformed map.yaml with what must be reported:
+#   semantic   check_map alone (it runs after the schema, so shapes it cannot read are skipped,
+#              not guessed at): the exact (code, line, column) set;
+#   schema     check_map_files: only RS100 for map.yaml (schema errors stop the semantic checks),
+#              at least at these (line, column) places.
+MALFORMED = [
+    pytest.param("", set(), {(1, 1)}, id="empty-document"),
+    pytest.param("cities: 3\n", set(), {(1, 9)}, id="cities-not-a-list"),
+    pytest.param("sides: [side_a]\ncities: [alpha]\nroads: [[a, b]]\n", set(),
+                 {(1, 9), (2, 10), (3, 9)}, id="items-not-mappings"),
+    pytest.param("sides: [{id: 3}]\nseas: [{id: [x]}]\ncities: [{id: a, value: high, sides: side_a, seas: north}]\n",
+                 set(), {(1, 14), (2, 13), (3, 25), (3, 38), (3, 52)}, id="wrong-field-types"),
+    pytest.param("cities: [{id: a, sides: [s]}]\nroads: [{between: [a, b, c], sides: s}, {between: a}]\n"
+                 "sea_links: [{between: 1}]\n",
+                 {("RS121", 1, 26), ("RS120", 2, 23), ("RS120", 2, 26)},   # side 's', cities b and c
+                 {(2, 19), (2, 51), (3, 23)}, id="unknown-side-and-cities"),
+    pytest.param("value_range: 4\ncities: [{id: a, value: 9, side_values: [1]}]\n",
+                 {("RS124", 2, 25)},      # value 9 outside the default range 1-4
+                 {(1, 14), (2, 41)}, id="value-out-of-range"),
+]
+
+
+@pytest.mark.parametrize("text,semantic,schema", MALFORMED)
+def test_malformed_content_is_reported_not_raised(text, semantic, schema):
     d = doc(text)
-    check_map(d)
-    check_map(d, doc("player_counts: [{players: 3, board_side: 4, forbidden_cities: x}]\ncolours: 7\n", "setup.yaml"))
-    check_map_files(d, doc("colours: [{id: red, starting_cities: 3}]\n", "setup.yaml"))
+    got = check_map(d)
+    assert {(x.code, x.span.line, x.span.column) for x in got} == semantic, [x.render() for x in got]
+    assert all(x.span.file == "map.yaml" for x in got)
+    # a setup.yaml that fails its own schema adds nothing here (the schema step reports it)
+    assert [x.render() for x in check_map(d, doc(BAD_SETUP, "setup.yaml"))] == [x.render() for x in got]
+    diags = check_map_files(d, doc(BAD_SETUP_2, "setup.yaml"))
+    in_map = [x for x in diags if x.span.file == "map.yaml"]
+    assert in_map and {x.code for x in in_map} == {"RS100"}, [x.render() for x in diags]
+    assert schema <= {(x.span.line, x.span.column) for x in in_map}, [x.render() for x in in_map]
+    # the setup's own schema error: starting_cities is not a list
+    assert ("RS100", 1, 38) in {(x.code, x.span.line, x.span.column) for x in diags if x.span.file == "setup.yaml"}
