@@ -285,7 +285,19 @@ class Ruleset:
         if after is not None:
             instrs.append((CALL, sp, "run_block", [_const(after)], {}))
         instrs.append((CALL, sp, "end_phase", [_const(d.id)], {}))
-        self.phases[d.id] = {"block": self.program.add(instrs, sp), "decl": d}
+        self.phases[d.id] = {"block": self.program.add(instrs, sp), "decl": d, "after": after}
+
+    def phase_close(self, phase: str) -> int:
+        """A block that closes a phase: its `after` block, then its end (end conditions checked
+        `at: end_of_PHASE`), for a scenario that starts inside the phase. Made on first use, so
+        the blocks of ordinary games keep their numbers."""
+        from .compiler import CALL
+        ph = self.phases[phase]
+        if "close" not in ph:
+            sp = ph["decl"].span
+            instrs = [(CALL, sp, "run_block", [_const(ph["after"])], {})] if ph["after"] is not None else []
+            ph["close"] = self.program.add(instrs + [(CALL, sp, "end_phase", [_const(phase)], {})], sp)
+        return ph["close"]
 
     def _k_game(self, d):
         self.game = {"setup": self.fn(d, "setup"), "year": self.fn(d, "year"),
