@@ -914,14 +914,14 @@ class Runtime(PalaceMixin, FightMixin):
         n = s["besiegers"].pop(p, 0)          # the besiegers now hold the City
         if n:
             s["troops"][p] = s["troops"].get(p, 0) + n
-        self._cities_moved(p)
+        self._measures_moved(p)
 
     def v_remove_disc(self, env, args, kw, span):
         s = self.C(args[0])
         old = s["controller"]
         s["controller"] = None
         if old:
-            self._cities_moved(old)
+            self._measures_moved(old)
 
     def place_measured_tracks(self):
         """Setup: tracks that measure something (the Cities track) start where they measure;
@@ -932,18 +932,27 @@ class Runtime(PalaceMixin, FightMixin):
                 continue
             st = self.state["tracks"][tid]
             for i, p in enumerate(order):
-                st["pos"][p] = int(tr["measures"](self, {"player": p}) or 0)
+                st["pos"][p] = self._measured_position(tr, p)
                 st["seq"][p] = len(order) - i
         self.state["seq"] = max(self.state["seq"], len(order))
 
-    def _cities_moved(self, p):
-        """Keep a `measures`-driven track (the Cities track) in step with the board."""
+    def _measured_position(self, tr, p) -> int:
+        """The space a `measures` track puts `p` on: the formula's value, kept within the
+        track's spaces (past the last space: the last space). Several values may share one
+        space when the formula says so (the pack clamps the Cities track: 0-2 Cities are one
+        space), and a player whose value changes within a space does not move."""
+        new = int(tr["measures"](self, {"player": p}) or 0)
+        if tr["spaces"]:
+            new = max(0, min(new, len(tr["spaces"]) - 1))
+        return new
+
+    def _measures_moved(self, p):
+        """Keep the `measures`-driven tracks (the Cities track) in step with the board: a
+        player whose position changes goes on top of the new space's stack."""
         for tid, tr in self.rs.tracks.items():
             if tr["measures"] is not None:
-                new = int(tr["measures"](self, {"player": p}) or 0)
+                new = self._measured_position(tr, p)
                 st = self.state["tracks"][tid]
-                top = len(tr["spaces"]) - 1 if tr["spaces"] else new
-                new = max(0, min(new, top)) if tr["spaces"] else new
                 if st["pos"].get(p) != new:
                     st["pos"][p] = new
                     self.state["seq"] += 1
