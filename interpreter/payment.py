@@ -32,7 +32,9 @@ def leftover(rt, player, ctx) -> dict:
     """Symbols tapped earlier in the same Action (or, outside Actions, the same phase) and not
     needed then: a bottom gives all its symbols of the type used, so a card with 2 Cavalry moves
     two Troops one at a time, and the Ottoman Bonus's "2 Ship symbols usable (at the same time)"
-    carry two Troops. Kept in state["leftover"]; a new Action and every phase start afresh."""
+    carry two Troops. Kept in state["leftover"]; a new Action and every phase start afresh, and
+    the pack says where else they go to waste with the verb waste_leftover() (the base pack:
+    at the end of each Winter step, "you must use them immediately (or they go to waste)")."""
     lo = rt.state.get("leftover")
     if lo and lo["player"] == player and lo["action"] == ctx.get("action") and lo["phase"] == rt.state.get("phase"):
         return lo["symbols"]

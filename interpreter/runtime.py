@@ -999,6 +999,17 @@ class Runtime(PalaceMixin, FightMixin):
     def v_settle_gains(self, env, args, kw, span):
         self.state["fresh"] = []
 
+    def v_waste_leftover(self, env, args, kw, span):
+        """The symbols the player tapped beyond a cost and has not used yet go to waste (the
+        pack says where: e.g. at the end of each Winter step). Until then they pay the next
+        costs of the same Action, or outside Actions of the same phase (payment.leftover)."""
+        p = kw.get("player", env.get("player"))
+        lo = self.state.get("leftover")
+        if lo and lo["player"] == p:
+            self.state.pop("leftover")
+            self.log(f"{p}: unused " + ", ".join(f"{n} {s}" for s, n in sorted(lo["symbols"].items()))
+                     + " go to waste")
+
     def city_tile_of(self, c):
         for p, pl in self.state["p"].items():
             for t in pl["tiles"]:
