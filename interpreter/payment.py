@@ -24,6 +24,9 @@ from . import costs
 def start(rt, player, cost, env, span) -> dict:
     cost = costs.as_cost(cost)
     ctx = {k: env[k] for k in ("room", "action") if k in env}
+    # what the payment is for: the actions and procedures being run (an Alliance Bonus is
+    # offered only where its `bonus_usable_in` says, inside or outside Actions)
+    ctx["within"] = rt.running()
     return {"need": cost, "pool": dict(leftover(rt, player, ctx)), "tapped": [], "player": player,
             "paid": None, "paid_total": 0, "ctx": ctx}
 

@@ -76,6 +76,9 @@ class Ruleset:
     decls: dict = field(default_factory=dict)
     items: dict = field(default_factory=dict)      # card/tile instance id -> catalogue entry (cache)
     payment_procedures: list = field(default_factory=list)   # offered as moves while paying
+    # effect block -> the action or procedure it is the effect of (what is being run, for a
+    # payment's context: where an Alliance Bonus may be used, runtime.running)
+    block_owner: dict = field(default_factory=dict)
     player_vars: dict = field(default_factory=dict)          # player_var id -> default
     formulas: dict = field(default_factory=dict)
 
@@ -159,9 +162,11 @@ class Ruleset:
 
     def _k_action(self, d):
         self.actions[d.id] = self._callable(d)
+        self.block_owner[self.actions[d.id].effect] = str(d.id)
 
     def _k_procedure(self, d):
         self.procedures[d.id] = self._callable(d)
+        self.block_owner[self.procedures[d.id].effect] = str(d.id)
         when = self.fn(d, "during_payment")
         if when is not None:
             self.payment_procedures.append(d.id)

@@ -766,9 +766,28 @@ class Runtime(PalaceMixin, FightMixin):
             if s["holder"] == p and not s["used"] and s["agent"] in (None, p):
                 bonus = self.rs.alliances[a]["bonus"]
                 usable = self.rs.alliances[a]["usable_in"]
-                if bonus and (not usable or ctx.get("action") in usable or not ctx.get("action")):
+                if bonus and (not usable or self._paying_within(usable, ctx)):
                     out.append((f"alliance.{a}", bonus))
         return out
+
+    def _paying_within(self, names, ctx) -> bool:
+        """Whether a payment is made for one of `names` (an Alliance's `bonus_usable_in`): the
+        Action paid for, or an action or procedure being run (a Winter step such as `purchase`,
+        a `retreat`...), so that outside Actions too a Bonus pays only where its list says."""
+        if ctx.get("action") in names:
+            return True
+        within = ctx["within"] if "within" in ctx else self.running()
+        return any(x in names for x in within)
+
+    def running(self) -> list:
+        """The actions and procedures being run, outermost first: those whose effect blocks
+        were called on the VM's frame stack (the context of a payment). Memoised in a
+        read-only window, where the frames cannot change."""
+        return self.memoised(("running",), self._running)
+
+    def _running(self) -> list:
+        owner = self.rs.block_owner
+        return [owner[fr["b"]] for fr in self.state["vm"]["frames"] if fr.get("scope") and fr["b"] in owner]
 
     def tap(self, p, source: str, symbol: str) -> int:
         pl = self.P(p)

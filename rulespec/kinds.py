@@ -144,7 +144,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     _k("alliance", "a Major Power players may ally with", {
         "cost": F("cost", True, "cost to form or appropriate the alliance"),
         "bonus": F("symbols", doc="symbols the bonus provides, once, until reactivated"),
-        "bonus_usable_in": F("list:any", doc="where the bonus symbols may be spent"),
+        "bonus_usable_in": F("list:any", doc="where the bonus symbols may be spent: the actions and procedures (e.g. purchase, retreat) whose payments may use them, inside or outside Actions; empty: any payment"),
         "war_bonus": F("ref:war_bonus", doc="a war bonus instead of symbols"),
         "pp": F("expr:number", doc="Prestige Points at the end, if no enemy Agent is on it"),
         "crosses": F("int", doc="Crosses counted for religious influence"),
