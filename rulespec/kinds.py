@@ -159,7 +159,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "cortigiano_max": F("int"),
     }, {"room": ROOM}),
     _k("track", "a Prestige track (Cities, Patronage)", {
-        "measures": F("expr:number", doc="what the position counts, if derived (e.g. cities controlled)"),
+        "measures": F("expr:number", doc="what the position counts, if derived (e.g. cities controlled); the disc moves, onto the top of the stack, only when the value changes, so values that share a space are clamped into one: max([2, player.city_count])"),
         "max_steps_per_year": F("int", doc="how far a player may advance in one Year"),
         "leader_bonus": F("int", doc="PP for the player(s) furthest along"),
         "stacking": F("enum:top|bottom", doc="where an arriving disc goes in a stack"),
