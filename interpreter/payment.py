@@ -185,7 +185,18 @@ def apply_option(rt, k, move: str):
 
 
 def describe_need(k) -> str:
-    return costs.describe(k["need"])
+    """The cost, and once something was tapped for it, what is still missing (florins from the
+    treasury are taken when the payment completes): 'pay 3 crown: 1 crown left'."""
+    whole = costs.describe(k["need"])
+    pool = k["pool"]
+    if not any(pool.get(s, 0) for alt in k["need"] for s in alt):
+        return whole
+    left = []
+    for alt in k["need"]:
+        rest = {s: n - pool.get(s, 0) for s, n in alt.items() if n > pool.get(s, 0)}
+        if rest not in left:
+            left.append(rest)
+    return f"{whole}: {costs.describe(left)} left"
 
 
 def virtual_sources(rt, player) -> list:
