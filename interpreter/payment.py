@@ -24,6 +24,9 @@ from . import costs
 def start(rt, player, cost, env, span) -> dict:
     cost = costs.as_cost(cost)
     ctx = {k: env[k] for k in ("room", "action") if k in env}
+    # what the payment is for: the actions and procedures being run (an Alliance Bonus is
+    # offered only where its `bonus_usable_in` says, inside or outside Actions)
+    ctx["within"] = rt.running()
     return {"need": cost, "pool": dict(leftover(rt, player, ctx)), "tapped": [], "player": player,
             "paid": None, "paid_total": 0, "ctx": ctx}
 
@@ -32,7 +35,9 @@ def leftover(rt, player, ctx) -> dict:
     """Symbols tapped earlier in the same Action (or, outside Actions, the same phase) and not
     needed then: a bottom gives all its symbols of the type used, so a card with 2 Cavalry moves
     two Troops one at a time, and the Ottoman Bonus's "2 Ship symbols usable (at the same time)"
-    carry two Troops. Kept in state["leftover"]; a new Action and every phase start afresh."""
+    carry two Troops. Kept in state["leftover"]; a new Action and every phase start afresh, and
+    the pack says where else they go to waste with the verb waste_leftover() (the base pack:
+    at the end of each Winter step, "you must use them immediately (or they go to waste)")."""
     lo = rt.state.get("leftover")
     if lo and lo["player"] == player and lo["action"] == ctx.get("action") and lo["phase"] == rt.state.get("phase"):
         return lo["symbols"]
@@ -180,7 +185,18 @@ def apply_option(rt, k, move: str):
 
 
 def describe_need(k) -> str:
-    return costs.describe(k["need"])
+    """The cost, and once something was tapped for it, what is still missing (florins from the
+    treasury are taken when the payment completes): 'pay 3 crown: 1 crown left'."""
+    whole = costs.describe(k["need"])
+    pool = k["pool"]
+    if not any(pool.get(s, 0) for alt in k["need"] for s in alt):
+        return whole
+    left = []
+    for alt in k["need"]:
+        rest = {s: n - pool.get(s, 0) for s, n in alt.items() if n > pool.get(s, 0)}
+        if rest not in left:
+            left.append(rest)
+    return f"{whole}: {costs.describe(left)} left"
 
 
 def virtual_sources(rt, player) -> list:

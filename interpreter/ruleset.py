@@ -76,6 +76,9 @@ class Ruleset:
     decls: dict = field(default_factory=dict)
     items: dict = field(default_factory=dict)      # card/tile instance id -> catalogue entry (cache)
     payment_procedures: list = field(default_factory=list)   # offered as moves while paying
+    # effect block -> the action or procedure it is the effect of (what is being run, for a
+    # payment's context: where an Alliance Bonus may be used, runtime.running)
+    block_owner: dict = field(default_factory=dict)
     player_vars: dict = field(default_factory=dict)          # player_var id -> default
     formulas: dict = field(default_factory=dict)
 
@@ -159,9 +162,11 @@ class Ruleset:
 
     def _k_action(self, d):
         self.actions[d.id] = self._callable(d)
+        self.block_owner[self.actions[d.id].effect] = str(d.id)
 
     def _k_procedure(self, d):
         self.procedures[d.id] = self._callable(d)
+        self.block_owner[self.procedures[d.id].effect] = str(d.id)
         when = self.fn(d, "during_payment")
         if when is not None:
             self.payment_procedures.append(d.id)
@@ -285,7 +290,19 @@ class Ruleset:
         if after is not None:
             instrs.append((CALL, sp, "run_block", [_const(after)], {}))
         instrs.append((CALL, sp, "end_phase", [_const(d.id)], {}))
-        self.phases[d.id] = {"block": self.program.add(instrs, sp), "decl": d}
+        self.phases[d.id] = {"block": self.program.add(instrs, sp), "decl": d, "after": after}
+
+    def phase_close(self, phase: str) -> int:
+        """A block that closes a phase: its `after` block, then its end (end conditions checked
+        `at: end_of_PHASE`), for a scenario that starts inside the phase. Made on first use, so
+        the blocks of ordinary games keep their numbers."""
+        from .compiler import CALL
+        ph = self.phases[phase]
+        if "close" not in ph:
+            sp = ph["decl"].span
+            instrs = [(CALL, sp, "run_block", [_const(ph["after"])], {})] if ph["after"] is not None else []
+            ph["close"] = self.program.add(instrs + [(CALL, sp, "end_phase", [_const(phase)], {})], sp)
+        return ph["close"]
 
     def _k_game(self, d):
         self.game = {"setup": self.fn(d, "setup"), "year": self.fn(d, "year"),

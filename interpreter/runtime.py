@@ -766,9 +766,28 @@ class Runtime(PalaceMixin, FightMixin):
             if s["holder"] == p and not s["used"] and s["agent"] in (None, p):
                 bonus = self.rs.alliances[a]["bonus"]
                 usable = self.rs.alliances[a]["usable_in"]
-                if bonus and (not usable or ctx.get("action") in usable or not ctx.get("action")):
+                if bonus and (not usable or self._paying_within(usable, ctx)):
                     out.append((f"alliance.{a}", bonus))
         return out
+
+    def _paying_within(self, names, ctx) -> bool:
+        """Whether a payment is made for one of `names` (an Alliance's `bonus_usable_in`): the
+        Action paid for, or an action or procedure being run (a Winter step such as `purchase`,
+        a `retreat`...), so that outside Actions too a Bonus pays only where its list says."""
+        if ctx.get("action") in names:
+            return True
+        within = ctx["within"] if "within" in ctx else self.running()
+        return any(x in names for x in within)
+
+    def running(self) -> list:
+        """The actions and procedures being run, outermost first: those whose effect blocks
+        were called on the VM's frame stack (the context of a payment). Memoised in a
+        read-only window, where the frames cannot change."""
+        return self.memoised(("running",), self._running)
+
+    def _running(self) -> list:
+        owner = self.rs.block_owner
+        return [owner[fr["b"]] for fr in self.state["vm"]["frames"] if fr.get("scope") and fr["b"] in owner]
 
     def tap(self, p, source: str, symbol: str) -> int:
         pl = self.P(p)
@@ -914,14 +933,14 @@ class Runtime(PalaceMixin, FightMixin):
         n = s["besiegers"].pop(p, 0)          # the besiegers now hold the City
         if n:
             s["troops"][p] = s["troops"].get(p, 0) + n
-        self._cities_moved(p)
+        self._measures_moved(p)
 
     def v_remove_disc(self, env, args, kw, span):
         s = self.C(args[0])
         old = s["controller"]
         s["controller"] = None
         if old:
-            self._cities_moved(old)
+            self._measures_moved(old)
 
     def place_measured_tracks(self):
         """Setup: tracks that measure something (the Cities track) start where they measure;
@@ -932,18 +951,27 @@ class Runtime(PalaceMixin, FightMixin):
                 continue
             st = self.state["tracks"][tid]
             for i, p in enumerate(order):
-                st["pos"][p] = int(tr["measures"](self, {"player": p}) or 0)
+                st["pos"][p] = self._measured_position(tr, p)
                 st["seq"][p] = len(order) - i
         self.state["seq"] = max(self.state["seq"], len(order))
 
-    def _cities_moved(self, p):
-        """Keep a `measures`-driven track (the Cities track) in step with the board."""
+    def _measured_position(self, tr, p) -> int:
+        """The space a `measures` track puts `p` on: the formula's value, kept within the
+        track's spaces (past the last space: the last space). Several values may share one
+        space when the formula says so (the pack clamps the Cities track: 0-2 Cities are one
+        space), and a player whose value changes within a space does not move."""
+        new = int(tr["measures"](self, {"player": p}) or 0)
+        if tr["spaces"]:
+            new = max(0, min(new, len(tr["spaces"]) - 1))
+        return new
+
+    def _measures_moved(self, p):
+        """Keep the `measures`-driven tracks (the Cities track) in step with the board: a
+        player whose position changes goes on top of the new space's stack."""
         for tid, tr in self.rs.tracks.items():
             if tr["measures"] is not None:
-                new = int(tr["measures"](self, {"player": p}) or 0)
+                new = self._measured_position(tr, p)
                 st = self.state["tracks"][tid]
-                top = len(tr["spaces"]) - 1 if tr["spaces"] else new
-                new = max(0, min(new, top)) if tr["spaces"] else new
                 if st["pos"].get(p) != new:
                     st["pos"][p] = new
                     self.state["seq"] += 1
@@ -989,6 +1017,17 @@ class Runtime(PalaceMixin, FightMixin):
 
     def v_settle_gains(self, env, args, kw, span):
         self.state["fresh"] = []
+
+    def v_waste_leftover(self, env, args, kw, span):
+        """The symbols the player tapped beyond a cost and has not used yet go to waste (the
+        pack says where: e.g. at the end of each Winter step). Until then they pay the next
+        costs of the same Action, or outside Actions of the same phase (payment.leftover)."""
+        p = kw.get("player", env.get("player"))
+        lo = self.state.get("leftover")
+        if lo and lo["player"] == p:
+            self.state.pop("leftover")
+            self.log(f"{p}: unused " + ", ".join(f"{n} {s}" for s, n in sorted(lo["symbols"].items()))
+                     + " go to waste")
 
     def city_tile_of(self, c):
         for p, pl in self.state["p"].items():

@@ -21,6 +21,7 @@ Paths are dot-separated keys into the state (see docs/scenarios.md); `scores.red
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,7 +65,7 @@ def _get(root, path: str):
 # is reported instead of silently adding data
 # lists whose order is what they say (who plays first): compared in order
 ORDERED_PATHS = {"turn_order", "players"}
-OPEN_MAPS = {"troops", "besiegers", "pos", "seq", "options", "vars", "notables"}
+OPEN_MAPS = {"troops", "besiegers", "pos", "seq", "year_steps", "options", "vars", "notables"}
 
 
 def _set(root, path: str, value):
@@ -138,8 +139,14 @@ def start(engine, state, spec: dict, doc=None):
         raise RulespecError(Diagnostic("RS403", f"no {'action' if kind == 'perform' else 'procedure'} '{target}'", sp,
                                        "name an action or procedure of the pack"))
     rt = engine.runtime(state)
-    state["vm"] = {"frames": [], "pending": None}
+    state["vm"] = {"frames": [], "pending": None, **({"ask_forced": True} if state["vm"].get("ask_forced") else {})}
     state["phase"] = spec.get("phase", state.get("phase"))
+    if spec.get("then") == "end_of_phase":       # the phase's close runs after the action
+        if state["phase"] not in engine.rs.phases:
+            sp = doc.span(("start", "then")) if doc else Span("<scenario>")
+            raise RulespecError(Diagnostic("RS403", f"'then: end_of_phase' needs a phase, and '{state['phase']}' is "
+                                           "not one", sp, "name it with `phase:` in `start`"))
+        vm.push(rt, engine.rs.phase_close(state["phase"]), {"player": None})
     env = {"player": spec.get("player")}
     args = dict(spec.get("args") or {})
     if any(p == "player" for p, _ in table[target].params):
@@ -150,6 +157,7 @@ def start(engine, state, spec: dict, doc=None):
         vm.run(rt)
     except vm.Abort as e:
         raise RulespecError(Diagnostic("RS403", f"the scenario cannot start: {e.reason}", e.span or Span("<scenario>"), ""))
+    return rt.events
 
 
 def _check_names(engine, moves, unknown_ids, line, out: Outcome):
@@ -187,6 +195,34 @@ def _same(path: str, want, got) -> bool:
     return got == want
 
 
+def _with_overlay(base, files: dict, doc):
+    """The scenario's pack with a small overlay of its own (`overlay:` file name -> text): a
+    card's symbols, a Palace's Rooms, any value of the pack, changed for this test only, by the
+    overlay machinery every variant uses (docs/language.md)."""
+    import tempfile
+    from rulespec.pack import load_pack
+    with tempfile.TemporaryDirectory(prefix="scenario-overlay-") as tmp:
+        folder = Path(tmp) / "overlay"
+        folder.mkdir()
+        (folder / "pack.yaml").write_text(
+            f"id: scenario_overlay\nname: overlay of {Path(doc.file).name}\nversion: 0.0.0\n"
+            f"extends: {json.dumps(str(base))}\n", encoding="utf-8")
+        for name, text in files.items():
+            name = str(name)
+            if "/" in name or "\\" in name or name.startswith(".") or not name.endswith((".rules", ".yaml")) \
+                    or name == "pack.yaml":
+                sp = doc.span(("overlay", name))
+                raise RulespecError(Diagnostic("RS403", f"overlay file '{name}' must be a plain file name ending in "
+                                               ".rules or .yaml (not pack.yaml)", sp, "e.g. cards.rules, palaces.patch.yaml"))
+            (folder / name).write_text(str(text), encoding="utf-8")
+        try:
+            return load_pack(folder)
+        except RulespecError as e:        # point at the scenario, not the temporary folder
+            sp = doc.span(("overlay",))
+            raise RulespecError([Diagnostic(d.code, f"in the scenario's overlay: {d.message}", sp, d.hint)
+                                 for d in e.diagnostics]) from None
+
+
 def load_scenario(path):
     """The scenario file, checked against rulespec/schemas/scenario.schema.json: an unknown or
     misspelt key, a wrongly typed value or an empty file is an error at its line."""
@@ -205,8 +241,11 @@ def run_scenario(path) -> Outcome:
     out = Outcome(str(path), str(data["name"]))
     pack_ref = data.get("pack", "base_3to5")
     local = (Path(path).parent / str(pack_ref))
-    engine = Engine(load_pack(local if (local / "pack.yaml").is_file() else pack_ref))
+    base = local.resolve() if (local / "pack.yaml").is_file() else pack_ref
+    engine = Engine(_with_overlay(base, data["overlay"], doc) if data.get("overlay") else load_pack(base))
     state = engine.new_game(data.get("players", 3), int(data.get("seed", 0)), data.get("options"))
+    if data.get("ask_forced"):
+        state["vm"]["ask_forced"] = True
     if data.get("given"):
         for k, v in data["given"].items():
             try:
@@ -218,18 +257,25 @@ def run_scenario(path) -> Outcome:
         refresh(engine, state)
     if data.get("give"):
         give(engine, state, data["give"], doc)
+    events = []             # account lines since the last step (the first step: since `start`)
     if data.get("start"):
-        start(engine, state, data["start"], doc)
+        events = start(engine, state, data["start"], doc)
     for i, step in enumerate(data["steps"]):
         line = doc.span(("steps", i)).line
         moves = step.get("moves") or ([step["move"]] if "move" in step else [])
         for mv in moves:
             try:
-                state = engine.apply(state, str(mv))
+                state = engine.apply(state, str(mv), events=events)
                 out.moves += 1
             except IllegalMove as e:
                 out.failures.append((line, f"move '{mv}' was refused: {e.reason}"))
                 return out
+        if "log" in step:
+            for text in step["log"]:
+                if not any(text.lower() in str(e).lower() for e in events):
+                    out.failures.append((line, f"log: no account line contains {text!r}; the lines were: "
+                                               + (" | ".join(map(str, events)) or "none")))
+        events = []
         for k, want in (step.get("expect") or {}).items():
             try:
                 got = lookup(engine, state, str(k))

@@ -3,6 +3,9 @@
 The whole execution state lives in the game state as plain data (`state["vm"]`):
   frames:  a stack of {"b": block, "pc": index, "env": locals, "k": continuation or None}
   pending: the decision being waited for, or None
+  ask_forced: optional; true asks even decisions with a single possible answer (a scenario
+           that checks the refused alternatives of a forced choice), which are otherwise taken
+           at once
 A frame whose instruction pushed a child keeps its pc on that instruction with `k` telling
 the instruction, when the child returns, where it was (loop index, chosen items...).
 So a suspended game serialises to JSON and resumes bit-for-bit.
@@ -190,7 +193,7 @@ def x_choose(rt, fr, ins, returned):
     if not options:
         _next(fr)
         return
-    if len(options) == 1 and not k["optional"]:
+    if len(options) == 1 and not k["optional"] and not rt.state["vm"].get("ask_forced"):
         return resume_choose(rt, fr, ins, options[0])
     rt.state["vm"]["pending"] = {"kind": "choose", "player": _decider(rt, fr, by), "prompt": prompt,
                                  "options": options, "can_stop": k["optional"], "at": _where(sp)}
@@ -235,7 +238,7 @@ def x_either(rt, fr, ins, returned):
     if not labels:
         _next(fr)
         return
-    if len(labels) == 1:
+    if len(labels) == 1 and not rt.state["vm"].get("ask_forced"):
         return resume_either(rt, fr, ins, labels[0])
     rt.state["vm"]["pending"] = {"kind": "either", "player": _decider(rt, fr, by), "prompt": prompt,
                                  "options": labels, "at": _where(sp)}

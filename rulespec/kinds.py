@@ -144,7 +144,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     _k("alliance", "a Major Power players may ally with", {
         "cost": F("cost", True, "cost to form or appropriate the alliance"),
         "bonus": F("symbols", doc="symbols the bonus provides, once, until reactivated"),
-        "bonus_usable_in": F("list:any", doc="where the bonus symbols may be spent"),
+        "bonus_usable_in": F("list:any", doc="where the bonus symbols may be spent: the actions and procedures (e.g. purchase, retreat) whose payments may use them, inside or outside Actions; empty: any payment"),
         "war_bonus": F("ref:war_bonus", doc="a war bonus instead of symbols"),
         "pp": F("expr:number", doc="Prestige Points at the end, if no enemy Agent is on it"),
         "crosses": F("int", doc="Crosses counted for religious influence"),
@@ -159,7 +159,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "cortigiano_max": F("int"),
     }, {"room": ROOM}),
     _k("track", "a Prestige track (Cities, Patronage)", {
-        "measures": F("expr:number", doc="what the position counts, if derived (e.g. cities controlled)"),
+        "measures": F("expr:number", doc="what the position counts, if derived (e.g. cities controlled); the disc moves, onto the top of the stack, only when the value changes, so values that share a space are clamped into one: max([2, player.city_count])"),
         "max_steps_per_year": F("int", doc="how far a player may advance in one Year"),
         "leader_bonus": F("int", doc="PP for the player(s) furthest along"),
         "stacking": F("enum:top|bottom", doc="where an arriving disc goes in a stack"),

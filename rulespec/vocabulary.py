@@ -194,6 +194,7 @@ VERBS: dict[str, Sig] = {
     "log": Sig(("*any",), "none", "write a line to the game account: log(\"Siege:\", attack, \"against\", defence)"),
     "mark": Sig(("any", "str"), "none", "set a flag on a thing until the end of the phase"),
     "settle_gains": Sig((), "none", "cards and tiles gained so far may pay from now on (until then a gain cannot pay: purchases are simultaneous); phases settle at their start and end"),
+    "waste_leftover": Sig((), "none", "the symbols tapped beyond a cost and not used yet are lost (until then they pay the next costs of the same Action, or outside Actions of the same phase)"),
     "move_card": Sig(("any", "any"), "none", "move a card to a Cortigiano edge ('left'/'right') or a Room (slot: action|improvement)"),
     "place_marker": Sig(("room",), "none", "put the Action marker on a Room (first Spring)"),
     "take_trophy": Sig(("player",), "none", "take an opponent's disc as a Trophy"),

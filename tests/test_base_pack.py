@@ -448,8 +448,9 @@ def test_cities_track(pack):
     assert [i for i, s in enumerate(spaces) if val(s.get("ends_game")) is True] == [8]
     # "If you control 5 Cities or more, you unlock an additional Cortigiano space"
     assert [(i, val(s.get("cortigiano"))) for i, s in enumerate(spaces) if s.get("cortigiano") is not None] == [(5, 1)]
-    # the track follows the number of Cities controlled (`measures`): played by the annex_*,
-    # cities_track_* and war/cities_track_* scenarios (tracks.cities_track.pos after each change)
+    # the track follows the number of Cities controlled (`measures`), 0-2 Cities sharing the start
+    # space: played by the annex_*, cities_track_* (cities_track_start_space_*) and
+    # war/cities_track_* scenarios (tracks.cities_track.pos after each change)
     assert val(t.get("leader_bonus")) == 1 and val(t.get("stacking")) == "top"
     assert_fact(t, "leader_bonus", "stacking")
 
