@@ -57,14 +57,14 @@ def _pytest(tree: Path, args: str) -> tuple:
     return run.returncode != 0, failed, run.stdout.strip().splitlines()[-1:]
 
 
-def run_one(mutation: dict, tests: str | None) -> dict:
+def run_one(mutation: dict, tests: str | None, all_failures: bool = False) -> dict:
     """Plant the mutation in a copy, run its tests (or `tests`), then the golden corpus apart."""
     with tempfile.TemporaryDirectory(prefix=f"mutant-{mutation['id']}-") as tmp:
         tree = Path(tmp) / "tree"
         shutil.copytree(ROOT, tree, ignore=IGNORE)
         plant(tree, mutation)
         start = time.monotonic()
-        caught, failed, tail = _pytest(tree, tests or mutation.get("tests") or DEFAULT_TESTS)
+        caught, failed, tail = _pytest(tree, ("" if all_failures else "-x ") + (tests or mutation.get("tests") or DEFAULT_TESTS))
         golden, _, _ = _pytest(tree, "-n 0 -x tests/test_golden.py -k \"played_the_same or stored_log_replays\"")
         return {"id": mutation["id"], "where": mutation["where"], "bug": mutation["bug"],
                 "caught": caught, "failed": failed, "golden": golden,
@@ -72,7 +72,7 @@ def run_one(mutation: dict, tests: str | None) -> dict:
 
 
 def table(results: list) -> str:
-    rows = ["| # | mutation | where | planted bug | caught by (failing tests, first 3) | golden corpus |",
+    rows = ["| # | mutation | where | planted bug | caught by (failing tests) | golden corpus |",
             "|---|---|---|---|---|---|"]
     for i, r in enumerate(results, 1):
         by = ", ".join(f"`{t.split('::', 1)[-1]}`" if "::" in t else f"`{t}`" for t in r["failed"][:3])
@@ -86,6 +86,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("ids", nargs="*", help="mutation ids (default: all)")
     ap.add_argument("--tests", help="pytest arguments (default: each mutation's own `tests`)")
+    ap.add_argument("--all-failures", action="store_true",
+                    help="list every failing test (default: stop at the first, -x, which is faster)")
     args = ap.parse_args(argv)
     mutations = load()
     unknown = set(args.ids) - {m["id"] for m in mutations}
@@ -96,7 +98,7 @@ def main(argv=None) -> int:
     for m in mutations:
         if args.ids and m["id"] not in args.ids:
             continue
-        r = run_one(m, args.tests)
+        r = run_one(m, args.tests, args.all_failures)
         results.append(r)
         print(f"{'caught' if r['caught'] else 'SURVIVED':8} {r['id']:26} {r['seconds']:4}s  "
               f"{len(r['failed'])} failing, golden {'fails' if r['golden'] else 'passes'}  {' '.join(r['tail'])}",
