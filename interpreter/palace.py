@@ -199,6 +199,6 @@ class PalaceMixin:
 
     def v_take_trophy(self, env, args, kw, span):
         p = kw.get("player", env.get("player"))
-        opp = args[0]
-        if opp not in self.P(p)["trophies"]:
-            self.P(p)["trophies"].append(opp)
+        # how many Trophies a player may take from one opponent is the pack's rule (war.rules
+        # asks `defender not in attacker.trophies_from`; constraint one_trophy_per_opponent)
+        self.P(p)["trophies"].append(args[0])
