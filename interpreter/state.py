@@ -165,8 +165,11 @@ def _city_tile(rs, city: str, colour: str):
 
 
 def dumps(state: dict) -> str:
-    """Canonical JSON (sorted keys): identical text for identical states."""
-    return json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The state as compact JSON, keys in the state's own order: identical text for identical
+    states. The order of a mapping's keys is part of the state (the board's order of the Cities,
+    the catalogue's order of the display...): the rules offer their choices in it, so sorting the
+    keys would give back a state that offers the same moves in another order."""
+    return json.dumps(state, separators=(",", ":"), ensure_ascii=False)
 
 
 def loads(text: str) -> dict:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
 
 from interpreter.api import Engine, IllegalMove
 from interpreter.replay import replay, state_hash, write_log
@@ -73,23 +72,8 @@ def test_replay_rebuilds_the_same_state(engine, tmp_path):
         replay(log, engine)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10_000), players=st.sampled_from([3, 4, 5]), picks=st.lists(st.integers(0, 999), min_size=60, max_size=200))
-def test_random_legal_play_keeps_invariants(engine, seed, players, picks):
-    s = engine.new_game(players, seed=seed)
-    for k in picks:
-        if engine.is_over(s):
-            break
-        moves = engine.legal_moves(s)
-        assert moves, f"no legal move at {s['vm']['pending']}"
-        s = engine.apply(s, moves[k % len(moves)])      # never raises for a legal move
-        assert dumps(loads(dumps(s))) == dumps(s)
-        for c, city in s["cities"].items():
-            assert all(n > 0 for n in city["troops"].values())
-        for p in s["players"]:
-            assert s["p"][p]["florins"] >= 0 and s["p"][p]["troops_reserve"] >= 0
-
-
+# Random legal play, every piece conserved after every move, games to their end, undo and
+# JSON round trips at every step: tests/test_properties.py.
 # Whole random games (to their end, constraints, replays): tests/test_full_games.py.
 
 
