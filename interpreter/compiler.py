@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rulespec import ast as A
-from rulespec.errors import Diagnostic, RulespecError, Span
+from rulespec import limits
+from rulespec.errors import Diagnostic, RuleFault, RulespecError, Span
 from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS
 
 from . import costs
@@ -23,6 +24,11 @@ from . import costs
 LET, SET, IF, CHOOSE, FOR, REPEAT, OPTIONAL, EITHER, PAY, REQUIRE, CALL, BREAK = range(12)
 OPNAMES = ["let", "set", "if", "choose", "for", "repeat", "optional", "either", "pay", "require", "call", "break"]
 LOOPS = (FOR, REPEAT, CHOOSE)
+
+# levels of the rules' expressions in one generated Python function (deeper ones are chunked)
+CHUNK_DEPTH = 10
+# built-in functions given the position of their call, for the errors they may raise
+SPANNED_FUNCTIONS = {"range", "reductions"}
 
 
 @dataclass
@@ -37,8 +43,22 @@ class Program:
         return len(self.blocks) - 1
 
 
-def _div(a, b):
-    return a // b if b else 0
+def _zero(op, span):
+    return RuleFault("RS301", f"{'division' if op == '/' else 'modulo'} by zero", span,
+                     "guard the formula, e.g. `if n > 0 then x / n else 0`")
+
+
+def _div(a, b, span=None):
+    if not b:
+        raise _zero("/", span)
+    return a // b
+
+
+def _mod(a, b, span=None):
+    a, b = a or 0, b or 0
+    if not b:
+        raise _zero("%", span)
+    return a % b
 
 
 def _index(o, i):
@@ -56,8 +76,9 @@ class Compiler:
         self.names = names
         self.program = program or Program()
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
-        self._ns: dict = {"_costs": costs, "_div": _div, "_index": _index}
+        self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index}
         self._tmps = 0
+        self._depth = 0         # of the expression being compiled, within its generated function
 
     def fail(self, msg, span):
         raise RulespecError(Diagnostic("RS106", msg, span, "run `rulespec validate` for details"))
@@ -94,7 +115,26 @@ class Compiler:
         m = getattr(self, "c_" + type(e).__name__, None)
         if m is None:
             self.fail(f"cannot compile {type(e).__name__}", e.span)
-        return m(e, scope, env)
+        if self._depth >= CHUNK_DEPTH:
+            return self._chunk(e, scope, env)
+        self._depth += 1
+        try:
+            return m(e, scope, env)
+        finally:
+            self._depth -= 1
+
+    def _chunk(self, e, scope: dict, env: str):
+        """A deep subexpression becomes a generated function of its own, called from here: the
+        generated Python never nests deeper than CHUNK_DEPTH levels of the rules (Python
+        refuses more than 200 nested parentheses; a sum of 70 terms would need them)."""
+        saved, self._depth = self._depth, 0
+        try:
+            src, t = self._src(e, scope, "env")
+        finally:
+            self._depth = saved
+        name = self._const(None)
+        exec(compile(f"def {name}(rt, env):\n    return {src}\n", "<rulespec expression>", "exec"), self._ns)
+        return f"{name}(rt, {env})", t
 
     def _literal(self, v) -> str:
         return repr(v) if type(v) in (int, str) else self._const(v)
@@ -155,9 +195,13 @@ class Compiler:
         args = [self._src(a, scope, env)[0] for a in e.args]
         kw = {k: self._src(v, scope, env)[0] for k, v in e.kwargs.items()}
         if name in FUNCTIONS:
+            if kw:          # no built-in function takes a keyword (the checker says so: RS107)
+                raise RulespecError(Diagnostic("RS107", f"function '{name}' takes no keyword argument "
+                                               f"'{next(iter(kw))}'", e.span, "run `rulespec validate` for details"))
             rtype = "number" if name in ("max", "min") else FUNCTIONS[name].returns
-            call = ", ".join(args + [f"{k}={v}" for k, v in kw.items()])
-            return f"rt.f_{name}({call})", rtype
+            if name in SPANNED_FUNCTIONS:           # they may pass a limit: they say where
+                args = args + [self._const(e.span)]
+            return f"rt.f_{name}({', '.join(args)})", rtype
         kind = self.names.get(name)
         if kind == "formula":
             kws = ", ".join(f"{k!r}: {v}" for k, v in kw.items())
@@ -190,7 +234,9 @@ class Compiler:
         if op == "+" and lt.startswith("set:"):
             return f"(list({l} or ()) + list({r} or ()))", lt      # lists concatenate
         if op == "/":
-            return f"_div({l}, {r})", "number"
+            return f"_div({l}, {r}, {self._const(e.span)})", "number"
+        if op == "%":
+            return f"_mod({l}, {r}, {self._const(e.span)})", "number"
         return f"((({l}) or 0) {op} (({r}) or 0))", "number"
 
     def c_Compare(self, e, scope, env):
@@ -233,10 +279,13 @@ class Compiler:
         elem, etype = self._src(e.elem, inner, "local")
         cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
         name = self._const(None)
+        span = self._const(e.span)
         code = (f"def {name}(rt, env):\n"
                 f"    out = []\n"
                 f"    local = dict(env)\n"
-                f"    for x in {it} or ():\n"
+                f"    items = {it} or ()\n"
+                f"    rt.spend(len(items), {span})\n"     # the work budget (limits.WORK_BUDGET)
+                f"    for x in items:\n"
                 f"        local[{e.var!r}] = x\n"
                 f"        if {cond}:\n"
                 f"            out.append({elem})\n"
