@@ -11,7 +11,7 @@ from __future__ import annotations
 import marshal
 from functools import lru_cache
 
-from rulespec.errors import Diagnostic, RuleFault, RulespecError, Span, source_line_at
+from rulespec.errors import RULE_ERRORS, Diagnostic, RuleFault, RulespecError, Span, source_line_at
 from rulespec.pack import Pack, load_pack
 from rulespec.board import Board
 
@@ -209,6 +209,10 @@ class Engine:
             raise IllegalMove(move, e.reason, e.span) from None
         except RecursionError:
             raise IllegalMove(move, "the rules recurse without end") from None
+        except RuleFault as e:
+            if e.python_error is not None:       # a damaged state, rather than a fault of the rules?
+                self._bad_state(state, e)
+            raise
         except RulespecError:
             raise
         except Exception as e:      # an engine bug: a clear error, never a raw traceback for users
@@ -253,7 +257,7 @@ class Engine:
 
     def total_score(self, state, player, rt=None) -> int:
         rt = rt or self.runtime(state)
-        return sum(int(s["points"](rt, {"player": player}) or 0) for s in self.rs.scoring)
+        return sum(int(_scored(s["points"], rt, player, s.get("decl")) or 0) for s in self.rs.scoring)
 
     def winners(self, state) -> list:
         sc = self.scores(state)
@@ -280,6 +284,10 @@ def _scored(f, rt, player, decl, field="points"):
     except RecursionError:
         fv = decl.fields.get(field) if decl is not None else None
         raise RuleFault("RS305", "a scoring formula recurses too deeply", fv.span if fv is not None else None) from None
+    except RULE_ERRORS as e:
+        fv = decl.fields.get(field) if decl is not None else None
+        raise RuleFault.from_python(e, fv.span if fv is not None else getattr(decl, "span", None),
+                                    f"{getattr(decl, 'kind', 'scoring')} '{getattr(decl, 'id', '?')}'") from e
 
 
 def _check_arguments(players, seed, options):

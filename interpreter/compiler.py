@@ -90,8 +90,9 @@ class Compiler:
 
     def expr(self, e, scope: dict):
         """-> (callable f(rt, env), static type)"""
-        src, t = self._src(e, scope, "env")
-        return self._compile(f"lambda rt, env: {src}"), t
+        with limits.deep_recursion():       # a few Python frames per level of the rules
+            src, t = self._src(e, scope, "env")
+            return self._compile(f"lambda rt, env: {src}"), t
 
     def fn(self, e, scope):
         return self.expr(e, scope)[0]
@@ -296,7 +297,8 @@ class Compiler:
     # ------------------------------------------------------------ statements
     def block(self, b: A.Block, scope: dict) -> int:
         scope = dict(scope)
-        instrs = [self.stmt(s, scope) for s in b.stmts]
+        with limits.deep_recursion():
+            instrs = [self.stmt(s, scope) for s in b.stmts]
         return self.program.add(instrs, b.span)
 
     def stmt(self, s, scope: dict):

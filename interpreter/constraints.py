@@ -30,7 +30,7 @@ from __future__ import annotations
 import marshal
 import operator
 
-from rulespec.errors import RuleFault
+from rulespec.errors import RULE_ERRORS, RuleFault
 
 from . import vm
 
@@ -386,6 +386,10 @@ class ConstraintChecker:
                     except RuleFault as e:           # a fault of the formula: at the constraint
                         fv = c["decl"].fields.get("check")
                         raise e.at(fv.span if fv is not None else c["decl"].span)
+                    except RULE_ERRORS as e:
+                        fv = c["decl"].fields.get("check")
+                        raise RuleFault.from_python(e, fv.span if fv is not None else c["decl"].span,
+                                                    f"constraint '{c['id']}'") from e
                     reads.learn(log.cur, p, self.read_by_any)
                     if not ok:
                         raise vm.Abort(c["message"] + (f" ({p})" if p is not None else ""), c["decl"].span)

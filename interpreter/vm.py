@@ -14,7 +14,7 @@ caller (interpreter.api.apply) discards the working copy, so the state is unchan
 from __future__ import annotations
 
 from rulespec import limits
-from rulespec.errors import RuleFault, Span
+from rulespec.errors import RULE_ERRORS, RuleFault, Span
 
 from . import compiler as C
 from . import payment
@@ -80,6 +80,8 @@ def run(rt):
                 return
     except RuleFault as e:
         raise e.at(ins[1] if ins is not None else None)
+    except RULE_ERRORS as e:
+        raise RuleFault.from_python(e, ins[1] if ins is not None else None) from e
     except RecursionError:
         raise RuleFault("RS305", "the rules recurse too deeply", ins[1] if ins is not None else None,
                         "a formula or procedure that calls itself needs a case that stops") from None

@@ -91,16 +91,32 @@ class RulespecError(Exception):
         return "\n".join(d.render() for d in self.diagnostics)
 
 
+# Python exceptions that generated rule code may raise on values it did not expect
+RULE_ERRORS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeError)
+
+
 class RuleFault(RulespecError):
     """A fault of a pack's rules found while they run: a division by zero (RS301), a limit of
     rulespec.limits passed (RS305: too much work, recursion too deep...). Raised where the
     position may not be known; `at(span)` gives it the position of the rule being run, once
     (the innermost rule that knows its position wins)."""
 
-    def __init__(self, code: str, message: str, span: Span | None = None, hint: str = ""):
+    def __init__(self, code: str, message: str, span: Span | None = None, hint: str = "",
+                 python_error: BaseException | None = None):
         span = span or UNKNOWN_SPAN
         src = source_line_at(span.file, span.line) if span.line else ""
         super().__init__(Diagnostic(code, message, span, hint, source_line=src))
+        self.python_error = python_error       # the Python exception a rule met, if any
+
+    @classmethod
+    def from_python(cls, e: BaseException, span: Span | None = None, what: str = "a rule") -> "RuleFault":
+        """RS301 for a Python exception met while running a rule's generated code: a value of
+        the wrong type (`player.cities + 1`), a missing key... (the checker's types are
+        gradual: `any` values are checked when the rules run)."""
+        text = str(e)
+        return cls("RS301", f"{what} failed while running: {type(e).__name__}: {text[:200]}", span,
+                   "run `rulespec validate` on the pack; guard the rule so that its values have the types it "
+                   "uses", python_error=e)
 
     @property
     def positioned(self) -> bool:

@@ -24,7 +24,7 @@ MAX_YAML_DEPTH = 200              # nested mappings / lists
 MAX_YAML_INT_CHARS = 18           # digits of an integer written in YAML
 
 # ---------------------------------------------------------------- the DSL (RS005)
-MAX_NESTING = 200                 # nested expressions and blocks in one declaration
+MAX_NESTING = 500                 # nested expressions and blocks in one declaration
 MAX_NAME_CHARS = 100              # a name (identifier)
 MAX_NUMBER_DIGITS = 15            # digits of a number written in a rule
 

@@ -164,6 +164,12 @@ def _search(name: str, folders: list) -> Path | None:
     return bundled_packs().get(name)
 
 
+def find_in_search_path(pack_id: str, search_path=None) -> Path | None:
+    """The folder of the pack with this id (its folder's name) in the search path
+    (search_folders), else the bundled one, else None. Never a path: an id only."""
+    return _search(str(pack_id), search_folders(search_path))
+
+
 def _trusted_folder(real: Path, folders: list) -> bool:
     """`real` (resolved) is a pack folder the user trusts: one named in the search path, a
     pack directly inside a folder of the search path, or a bundled pack."""
