@@ -30,6 +30,7 @@ from rulespec.yamldata import load_yaml_file
 
 from . import vm
 from .notation import pack_names, unknown_names
+from .state import state_problem
 
 
 @dataclass
@@ -243,6 +244,12 @@ def run_scenario(path, search_path=None) -> Outcome:
                     sp = doc.span(("given", k))
                     raise RulespecError(Diagnostic("RS403", f"no state path '{k}'", sp, "see docs/scenarios.md for paths",
                                                    source_line=doc.source_line(sp))) from None
+            why = state_problem(state, engine.rs, deep=True)
+            if why:
+                sp = doc.span(("given",))
+                raise RulespecError(Diagnostic("RS403", f"`given` makes a state the rules cannot use: {why}", sp,
+                                               "give each path a value of the kind the state holds there",
+                                               source_line=doc.source_line(sp)))
             refresh(engine, state)
         if data.get("give"):
             where = "give"

@@ -32,6 +32,18 @@ def _arg_span(argv: list, option: str) -> Span:
     return Span("<command line>", 1, 1)
 
 
+def _place_on_command_line(diagnostics, argv: list, codes=None):
+    """Diagnostics about an argument (a path too long, a pack not found) that name it without
+    a position: placed at the argument on the command line."""
+    for d in diagnostics:
+        if d.span.line or (codes is not None and d.code not in codes):
+            continue
+        for tok in argv:
+            if d.span.file and tok.startswith(d.span.file.rstrip("…")):
+                d.span = _arg_span(argv, tok)
+                break
+
+
 def _usage(argv: list, option: str, message: str, hint: str) -> UsageError:
     span = _arg_span(argv, option)
     line = " ".join(argv)
@@ -95,6 +107,8 @@ def cmd_validate(args) -> int:
     from validator.static import validate_pack
     named = [p for p in args.packs if len(str(p)) < 1024]
     reports = [validate_pack(ref, _search_path(args, named)) for ref in (args.packs or [DEFAULT_PACK])]
+    for r in reports:
+        _place_on_command_line(r.diagnostics, args.argv, ("RS005",))
     fails = {r.pack_ref: bool(r.errors or (args.strict and r.warnings)) for r in reports}
     # playouts run only on packs whose static checks passed; their findings join the pack's
     playouts = {}
@@ -439,6 +453,7 @@ def main(argv=None) -> int:
         print(e.render(), file=sys.stderr)
         return 2
     except RulespecError as e:
+        _place_on_command_line(e.diagnostics, argv)
         print(e.render(), file=sys.stderr)
         return 1
     except BrokenPipeError:

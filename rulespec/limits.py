@@ -35,7 +35,7 @@ MAX_FORMULA_DEPTH = 100           # formulas calling formulas
 MAX_RANGE = 100_000               # elements of range(lo, hi)
 MAX_COST_ALTERNATIVES = 1_000     # alternatives of one cost (`crown | cross` has 2)
 MAX_FRAMES = 5_000                # procedures and blocks running inside each other (the VM's stack)
-MAX_VM_STEPS = 2_000_000          # instructions run without a decision (an endless effect loop)
+MAX_VM_STEPS = 1_000_000          # instructions run without a decision (an endless effect loop)
 
 # Python's own recursion limit while parsing, checking and compiling: nested expressions up to
 # MAX_NESTING take a few Python frames per level (pure-Python recursion, which Python 3.11 runs

@@ -309,14 +309,15 @@ class _Loader:
             raise RulespecError(Diagnostic("RS021", f"packs extend each other in a cycle: {' -> '.join(ids)}",
                                            span, "remove one of the `extends:`", source_line=manifest.source_line(span)))
         same = [f for f, i in seen if i == pid]
-        if same:
+        if same:        # said at the `extends:` that reached the second pack of that id
             raise RulespecError(Diagnostic("RS021", f"two packs of the chain have the same id '{pid}' ({same[0]} "
-                                                    f"extends {folder}): not a cycle, but ids must differ", span,
+                                                    f"and {folder}): each pack of a chain needs its own id", self.extends_span,
                                            "give the variant an id of its own in its pack.yaml",
-                                           source_line=manifest.source_line(span)))
+                                           source_line=self.extends_src))
         base = None
         if m.get("extends"):
             base_folder, base_root = self._base(m, manifest, folder, root, pid)
+            self.extends_span, self.extends_src = span, manifest.source_line(span)
             base = self.load(base_folder, seen + [(folder, pid)], base_root)
         pack = Pack(
             id=pid, name=str(m.get("name", pid)), version=str(m.get("version", "0")),
