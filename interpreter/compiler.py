@@ -10,6 +10,7 @@ Nothing here walks parse trees at play time.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 from rulespec import ast as A
@@ -98,7 +99,14 @@ class Compiler:
         return self.expr(e, scope)[0]
 
     def _compile(self, code: str):
-        return eval(compile(code, "<rulespec expression>", "eval"), self._ns)
+        with warnings.catch_warnings():     # Python's remarks on odd rules are not the designer's
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return eval(compile(code, "<rulespec expression>", "eval"), self._ns)
+
+    def _exec(self, code: str, what: str):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            exec(compile(code, f"<rulespec {what}>", "exec"), self._ns)
 
     def _const(self, value) -> str:
         """A name for a constant of the generated code (any Python value, shared, not copied)."""
@@ -134,7 +142,7 @@ class Compiler:
         finally:
             self._depth = saved
         name = self._const(None)
-        exec(compile(f"def {name}(rt, env):\n    return {src}\n", "<rulespec expression>", "exec"), self._ns)
+        self._exec(f"def {name}(rt, env):\n    return {src}\n", "expression")
         return f"{name}(rt, {env})", t
 
     def _literal(self, v) -> str:
@@ -251,6 +259,9 @@ class Compiler:
             # `x == none` (very common in `where` filters): values are plain data, for which
             # `== None` is `is None`
             if isinstance(e.right, A.NoneLit) or isinstance(e.left, A.NoneLit):
+                other = e.left if isinstance(e.right, A.NoneLit) else e.right
+                if isinstance(other, (A.NoneLit, A.Num, A.Str, A.Bool)):     # known now (and no
+                    return str((isinstance(other, A.NoneLit)) == (op == "==")), "bool"   # SyntaxWarning)
                 x = l if isinstance(e.right, A.NoneLit) else r
                 return f"({x} {'is' if op == '==' else 'is not'} None)", "bool"
             return f"({l} {op} {r})", "bool"
@@ -291,7 +302,7 @@ class Compiler:
                 f"        if {cond}:\n"
                 f"            out.append({elem})\n"
                 f"    return out\n")
-        exec(compile(code, "<rulespec comprehension>", "exec"), self._ns)
+        self._exec(code, "comprehension")
         return f"{name}(rt, {env})", "set:" + etype
 
     # ------------------------------------------------------------ statements
