@@ -7,8 +7,9 @@
   "Fuzz" of every decision runs; then validates the pack, compiles it (Engine) and plays a few
   decisions, taking "Fuzz" whenever it is offered. Only RulespecError (IllegalMove included)
   may come out, never another exception; every diagnostic has a position.
-* YAML: every kind of data file (map, setup, tracks, the manifest) of that pack, mutated
-  (values replaced by values of other types, huge numbers, keys removed, lists emptied).
+* YAML: every kind of data file (map, setup, tracks, palaces, components, the manifest) of
+  that pack, mutated (values replaced by values of other types, huge numbers, keys removed,
+  lists emptied); scenario files and game logs (JSON lines), mutated the same way.
 * The command line, in process, with arguments drawn from a pool of hostile ones.
 
 2,000 examples of the first in CI (CI=true), 100 on a developer's machine.
@@ -208,6 +209,9 @@ def test_grammar_generated_rules_in_a_full_pack(scratch, expr, block, players, s
     folder = _write(scratch / "fuzzed", _overlay(expr, block))
     outcome = _run_pack(folder, players, seed)
     OUTCOMES[outcome] = OUTCOMES.get(outcome, 0) + 1
+    if os.environ.get("HOSTILE_CENSUS"):       # how far each example went (tests/test_hostile.py)
+        with open(os.environ["HOSTILE_CENSUS"], "a", encoding="utf-8") as f:
+            f.write(f'{{"kind": "grammar fuzz", "outcome": "{outcome}"}}\n')
 
 
 def test_the_grammar_fuzzer_reaches_play(scratch):
@@ -223,8 +227,10 @@ def test_the_grammar_fuzzer_reaches_play(scratch):
 
 
 # ------------------------------------------------------------------ YAML of every kind
+CONTENT = PACKS.parents[1] / "content" / "base_3to5"
 YAML_FILES = {"map.yaml": PACKS / "minimal_map" / "map.yaml", "setup.yaml": PACKS / "minimal_map" / "setup.yaml",
-              "tracks.yaml": PACKS / "minimal" / "tracks.yaml"}
+              "tracks.yaml": PACKS / "minimal" / "tracks.yaml", "palaces.yaml": CONTENT / "palaces.yaml",
+              "components.yaml": CONTENT / "components.yaml"}
 ODD_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-10 ** 6, 10 ** 6), st.just(10 ** 17), st.text(max_size=5),
                        st.builds(list), st.builds(dict), st.lists(st.integers(0, 3), max_size=3), st.just("2001-02-30"),
                        st.builds(lambda: {"$remove": True}), st.just("1 crown + 2 florn"))
@@ -280,6 +286,101 @@ def test_mutated_yaml_of_every_kind(scratch, case, players):
 }))
 def test_mutated_manifest(scratch, manifest):
     _run_pack(_write(scratch / "fuzzed", {"pack.yaml": yaml.safe_dump(manifest)}), 3, 0)
+
+
+SCENARIO = {
+    "name": "a fuzzed scenario", "pack": "fuzz_base", "players": 3, "seed": 1,
+    "given": {"p.red.florins": 3, "cities.alpha.controller": "red"},
+    "steps": [{"move": "option Gain"}, {"expect": {"p.red.florins": 4, "year": 1}},
+              {"illegal": "option Nowhere", "because": "not an available option", "unknown_ids": ["Nowhere"]},
+              {"legal_exactly": ["option Gain", "option Pick a city", "option Fuzz", "option Pass"]}],
+}
+
+
+@st.composite
+def mutated_scenario(draw):
+    data = yaml.safe_load(yaml.safe_dump(SCENARIO))
+    for _ in range(draw(st.integers(1, 3))):
+        paths = [p for p in _paths(data) if p]
+        if not paths:
+            break
+        path = draw(st.sampled_from(paths))
+        parent = data
+        for part in path[:-1]:
+            parent = parent[part]
+        if draw(st.booleans()) and isinstance(parent, dict):
+            parent.pop(path[-1], None)
+        else:
+            parent[path[-1]] = draw(st.one_of(ODD_VALUES, st.sampled_from(["option Gain", "red", "p.red.florins",
+                                                                           "../x", "/etc", "fuzz_base"])))
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+@settings(max_examples=200 if CI else 25, deadline=None, suppress_health_check=HEALTH)
+@given(text=mutated_scenario())
+def test_mutated_scenarios(scratch, text):
+    from interpreter.scenario import run_scenario
+    path = scratch / "scenario.yaml"
+    path.write_text(text, encoding="utf-8")
+    try:
+        out = run_scenario(path)
+    except RulespecError as e:
+        for d in e.diagnostics:
+            _positioned(d, text)
+        return
+    except Exception:  # noqa: BLE001 - the point of the test
+        pytest.fail(f"run_scenario raised on:\n{text}\n{traceback.format_exc()}")
+    assert isinstance(out.failures, list)
+
+
+@pytest.fixture(scope="module")
+def a_log(scratch):
+    """A whole game of fuzz_base, logged."""
+    from rulespec.cli import main
+    path = scratch / "game.jsonl"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["play", "--pack", "fuzz_base", "--players", "3", "--seed", "4", "--log", str(path), "--quiet"]) == 0
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+@settings(max_examples=150 if CI else 25, deadline=None, suppress_health_check=HEALTH)
+@given(data=st.data())
+def test_mutated_logs(scratch, a_log, data):
+    import json
+    from interpreter.replay import replay
+    lines = list(a_log)
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(lines) - 1))
+        kind = data.draw(st.sampled_from(["value", "drop", "dup", "cut", "bytes"]))
+        if kind == "drop":
+            del lines[i]
+        elif kind == "dup":
+            lines.insert(i, lines[i])
+        elif kind == "cut":
+            lines[i] = lines[i][: data.draw(st.integers(0, len(lines[i])))]
+        elif kind == "bytes":
+            lines[i] = lines[i] + data.draw(st.text(max_size=4))
+        else:
+            try:
+                rec = json.loads(lines[i])
+            except ValueError:
+                continue
+            if isinstance(rec, dict) and rec:
+                key = data.draw(st.sampled_from(sorted(rec)))
+                rec[key] = data.draw(st.one_of(ODD_VALUES, st.just("../../etc"), st.just([["red"]])))
+                lines[i] = json.dumps(rec)
+        if not lines:
+            break
+    path = scratch / "mutated.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for truncated in (False, True):
+        try:
+            replay(path, allow_truncated=truncated)
+        except RulespecError as e:
+            for d in e.diagnostics:
+                _positioned(d, "\n".join(lines[:3]))
+        except Exception:  # noqa: BLE001 - the point of the test
+            pytest.fail(f"replay raised on:\n{chr(10).join(lines)[:3000]}\n{traceback.format_exc()}")
 
 
 # ------------------------------------------------------------------ the command line

@@ -65,13 +65,50 @@ class Run:
         return f"exit {self.code}, {self.cpu:.1f} s CPU:\n{self.out[-3000:]}"
 
 
+def census(kind: str, outcome: str, what: str):
+    """With HOSTILE_CENSUS=FILE, every attempt is noted there (one JSON line): how the issue's
+    counts (attempts, clean errors, tracebacks, hangs) are made."""
+    path = os.environ.get("HOSTILE_CENSUS")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"kind": kind, "outcome": outcome, "what": what[:200]}) + "\n")
+
+
 def cli(*args, cpu: int = CPU_SECONDS, cwd=REPO) -> Run:
     """The command line in a child process, within CPU_SECONDS of CPU and MEMORY_BYTES."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([sys.executable, "-m", "rulespec.cli", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, errors="replace", timeout=120, preexec_fn=_limits(cpu))
+    try:
+        proc = subprocess.run([sys.executable, "-m", "rulespec.cli", *map(str, args)], cwd=cwd, capture_output=True,
+                              text=True, errors="replace", timeout=120, preexec_fn=_limits(cpu))
+    except subprocess.TimeoutExpired:
+        census("cli", "hang", " ".join(map(str, args)))
+        raise
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return Run(proc, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime))
+    run = Run(proc, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime))
+    outcome = ("traceback" if TRACEBACK in run.out else "hang" if run.code in (-24, -9) or run.cpu >= cpu
+               else "memory" if "MemoryError" in run.out else
+               "clean error" if run.code in (1, 2) and re.search(r"(?:error|warning) RS\d{3}: |usage:", run.out)
+               else "success" if run.code == 0 else "other")
+    census("cli", outcome, " ".join(map(str, args))[:200])
+    return run
+
+
+def api_attempt(call, what: str):
+    """One call of the API with a hostile argument: its outcome, noted for the census."""
+    from interpreter.api import IllegalMove
+    try:
+        call()
+    except IllegalMove as e:
+        census("api", "clean error", what)
+        return e
+    except RulespecError as e:
+        census("api", "clean error", what)
+        return e
+    except Exception:
+        census("api", "traceback", what)
+        raise
+    census("api", "success", what)
+    return None
 
 
 def assert_clean(run: Run, code: str | None = None, exit_code: int = 1, file: str | None = None, line: int | None = None,
@@ -326,14 +363,12 @@ def test_a_corrupted_state_is_refused(engine, name):
     out = _corruptions()[name](bad)
     if out is not None:
         bad = out
-    for call in (lambda: engine.legal_moves(bad), lambda: engine.apply(bad, "option Gain"),
-                 lambda: engine.scores(bad), lambda: engine.winners(bad), lambda: engine.explain(bad, "option Gain"),
-                 lambda: engine.is_over(bad)):
-        try:
-            call()
-        except IllegalMove:
-            pass
-        except RulespecError as e:
+    calls = {"legal_moves": lambda: engine.legal_moves(bad), "apply": lambda: engine.apply(bad, "option Gain"),
+             "scores": lambda: engine.scores(bad), "winners": lambda: engine.winners(bad),
+             "explain": lambda: engine.explain(bad, "option Gain"), "is_over": lambda: engine.is_over(bad)}
+    for fn, call in calls.items():
+        e = api_attempt(call, f"{fn}: state with {name}")
+        if e is not None and not isinstance(e, IllegalMove):
             assert e.code in ("RS404", "RS301", "RS400"), e.render()
             assert e.code != "RS301" or e.span.line, e.render()
     # the good state is untouched and still plays
@@ -342,9 +377,8 @@ def test_a_corrupted_state_is_refused(engine, name):
 
 @pytest.mark.parametrize("args", [("3", 1), (3, "seed"), (True, 1), ([], 1), ([1, 2], 1), (3, 1, [1]), (99, 1)])
 def test_new_game_arguments_are_checked(engine, args):
-    with pytest.raises(RulespecError) as e:
-        engine.new_game(*args)
-    assert e.value.code in ("RS404", "RS123"), e.value.render()
+    e = api_attempt(lambda: engine.new_game(*args), f"new_game{args!r}")
+    assert isinstance(e, RulespecError) and e.code in ("RS404", "RS123"), e
 
 
 def test_a_json_copy_of_a_state_is_a_state(engine):
