@@ -11,7 +11,7 @@ from __future__ import annotations
 import marshal
 from functools import lru_cache
 
-from rulespec.errors import Diagnostic, RulespecError, Span
+from rulespec.errors import RULE_ERRORS, Diagnostic, RuleFault, RulespecError, Span, source_line_at
 from rulespec.pack import Pack, load_pack
 from rulespec.board import Board
 
@@ -19,7 +19,7 @@ from . import vm
 from .constraints import ConstraintChecker
 from .ruleset import Ruleset
 from .runtime import Runtime
-from .state import initial_state, setup_for
+from .state import initial_state, setup_for, state_problem
 
 
 class IllegalMove(RulespecError):
@@ -48,8 +48,22 @@ class Engine:
         self._boards = {}
         self.verify_moves = verify_moves
 
+    def playable(self):
+        """RS301 unless the pack can be played: a map, a setup and a `game` with a `year`
+        (a pack without them is a library for other packs to extend)."""
+        missing = [what for what, ok in (("a map.yaml", "map" in self.pack.data),
+                                         ("a setup.yaml", "setup" in self.pack.data),
+                                         ("a `game` declaration with a `year`", self.rs.game.get("year") is not None))
+                   if not ok]
+        if missing:
+            raise RulespecError(Diagnostic("RS301", f"pack '{self.pack.id}' cannot be played: it has no "
+                                           f"{' and no '.join(missing)}", Span(str(self.pack.root / "pack.yaml"), 1, 1),
+                                           "a pack without them is a library for other packs to extend: play a pack "
+                                           "that extends it and adds them"))
+
     def board(self, players: int) -> Board:
         if players not in self._boards:
+            self.playable()
             setup = self.pack.data.get("setup")
             self._boards[players] = Board.from_pack_data(self.pack.data["map"].data, setup.data if setup else None, players)
         return self._boards[players]
@@ -59,24 +73,94 @@ class Engine:
 
     # ------------------------------------------------------------ API
     def new_game(self, players, seed: int = 0, options: dict | None = None) -> dict:
-        if isinstance(players, int):
-            pc = setup_for(self.pack.data["setup"].data, players)
-            players = list(pc["colours"])
-        st = initial_state(self.rs, list(players), seed, options)
-        rt = self.runtime(st)
-        rt.place_measured_tracks()
-        st["phase"] = "play"
-        vm.push(rt, self.rs.game["year"], {"player": None})
-        if self.rs.game.get("setup") is not None:      # on top of the stack: runs first
-            vm.push(rt, self.rs.game["setup"], {"player": None})
+        """The state after setup, waiting for the first decision. Whatever the pack's setup
+        does, the result is a state or a RulespecError: RS301 (the game cannot start: a rule
+        refused, a division by zero), RS305 (a limit passed), RS123 (no setup for this count)."""
+        self.playable()
+        _check_arguments(players, seed, options)
+        setup_span = self._setup_span()
         try:
+            if isinstance(players, int):
+                pc = setup_for(self.pack.data["setup"].data, players)
+                colours = list(pc.get("colours") or [])
+                if len(colours) != players:
+                    raise RulespecError(Diagnostic(
+                        "RS123", f"the {players}-player setup names {len(colours)} colour(s) "
+                                 f"({', '.join(map(str, colours)) or 'none'}), not {players}",
+                        self._setup_doc_span(players, "colours"), "list one colour per player"))
+                players = colours
+            st = initial_state(self.rs, list(players), seed, options)
+            rt = self.runtime(st)
+            rt.place_measured_tracks()
+            st["phase"] = "play"
+            vm.push(rt, self.rs.game["year"], {"player": None})
+            if self.rs.game.get("setup") is not None:      # on top of the stack: runs first
+                vm.push(rt, self.rs.game["setup"], {"player": None})
             vm.run(rt)
             self._check_constraints(rt)
         except vm.Abort as e:
-            raise RulespecError(Diagnostic("RS301", f"the game cannot start: {e.reason}", e.span or Span("<setup>")))
+            raise RulespecError(Diagnostic("RS301", f"the game cannot start: {e.reason}", e.span or setup_span,
+                                           source_line=source_line_at((e.span or setup_span).file,
+                                                                      (e.span or setup_span).line))) from None
+        except RuleFault as e:
+            raise e.at(setup_span) from None
+        except RulespecError as e:
+            if e.code == "RS123" and not e.span.line:      # no setup for this count: said where
+                d = e.first
+                d.span = self._setup_doc_span(None)
+                d.source_line = source_line_at(d.span.file, d.span.line)
+                raise RulespecError(e.diagnostics) from None
+            raise
+        except RecursionError:
+            raise RuleFault("RS305", "the game cannot start: the rules recurse too deeply", setup_span) from None
+        except Exception as e:      # an engine bug: a clear error, never a raw traceback for users
+            raise RulespecError(Diagnostic("RS301", f"the game cannot start: engine error {type(e).__name__}: {e}",
+                                           setup_span, "please report this with the pack")) from e
         return st
 
+    def _setup_doc_span(self, players, key=None) -> Span:
+        """Where setup.yaml writes the setup of a player count (its `key`), or its list of them."""
+        doc = self.pack.data["setup"]
+        counts = doc.data.get("player_counts") if isinstance(doc.data, dict) else None
+        for i, pc in enumerate(counts or []):
+            if isinstance(pc, dict) and pc.get("players") == players:
+                return doc.span(("player_counts", i) + ((key,) if key else ()))
+        return doc.key_span(("player_counts",))
+
+    def _setup_span(self) -> Span:
+        d = self.rs.game.get("decl")
+        if d is not None:
+            f = d.fields.get("setup") or d.fields.get("year")
+            return f.span if f is not None else d.span
+        return Span(str(self.pack.root / "pack.yaml"), 1, 1)
+
+    def check_state(self, state):
+        """RS404 unless `state` looks like a state of this pack's games (its shape, the
+        running rules' positions): the API refuses a corrupted state instead of failing
+        somewhere inside the rules."""
+        why = state_problem(state, self.rs)
+        if why:
+            raise RulespecError(Diagnostic("RS404", f"not a game state of pack '{self.pack.id}': {why}",
+                                           Span("<state>"), "pass a state returned by new_game or apply (or a JSON "
+                                           "copy of one), unchanged"))
+
     def legal_moves(self, state) -> list:
+        self.check_state(state)
+        try:
+            return self._legal_moves(state)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+            self._bad_state(state, e)
+            raise
+
+    def _bad_state(self, state, e):
+        """After an unexpected exception: RS404 if the state is damaged deeper than
+        check_state looks (state_problem(deep=True)); otherwise the caller's own error."""
+        why = state_problem(state, self.rs, deep=True)
+        if why:
+            raise RulespecError(Diagnostic("RS404", f"not a game state of pack '{self.pack.id}': {why}",
+                                           Span("<state>"), "pass a state returned by new_game or apply, unchanged")) from e
+
+    def _legal_moves(self, state) -> list:
         pending = state["vm"]["pending"]
         if state.get("over") or pending is None:
             return []
@@ -106,6 +190,7 @@ class Engine:
         transactional=False changes the given state itself instead of a copy (a third faster):
         for callers that never look at the old state again, such as a replay or a bot's game
         (play_game), which give up on the first refused move (the state is then half-changed)."""
+        self.check_state(state)
         pending = state["vm"]["pending"]
         if state.get("over") or pending is None:
             raise IllegalMove(move, "the game is over")
@@ -124,9 +209,14 @@ class Engine:
             raise IllegalMove(move, e.reason, e.span) from None
         except RecursionError:
             raise IllegalMove(move, "the rules recurse without end") from None
+        except RuleFault as e:
+            if e.python_error is not None:       # a damaged state, rather than a fault of the rules?
+                self._bad_state(state, e)
+            raise
         except RulespecError:
             raise
         except Exception as e:      # an engine bug: a clear error, never a raw traceback for users
+            self._bad_state(state, e)
             raise RulespecError(Diagnostic("RS301", f"engine error while applying '{move}': "
                                            f"{type(e).__name__}: {e}", Span("<engine>"),
                                            "please report this with the game log")) from e
@@ -140,24 +230,34 @@ class Engine:
         self.constraint_checker.check(rt)
 
     def is_over(self, state) -> bool:
+        if not isinstance(state, dict):
+            self.check_state(state)
         return bool(state.get("over"))
 
     def scores(self, state) -> dict:
+        self.check_state(state)
+        try:
+            return self._scores(state)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+            self._bad_state(state, e)
+            raise
+
+    def _scores(self, state) -> dict:
         rt = self.runtime(state)
         out = {}
         for p in state["players"]:
             row = {}
             for s in self.rs.scoring:
-                row[s["id"]] = int(s["points"](rt, {"player": p}) or 0)
+                row[s["id"]] = int(_scored(s["points"], rt, p, s.get("decl")) or 0)
             row["total"] = sum(row.values())
             tb = self.rs.game.get("tie_break")
-            row["tie_break"] = int(tb(rt, {"player": p}) or 0) if tb else 0
+            row["tie_break"] = int(_scored(tb, rt, p, self.rs.game.get("decl"), "tie_break") or 0) if tb else 0
             out[p] = row
         return out
 
     def total_score(self, state, player, rt=None) -> int:
         rt = rt or self.runtime(state)
-        return sum(int(s["points"](rt, {"player": player}) or 0) for s in self.rs.scoring)
+        return sum(int(_scored(s["points"], rt, player, s.get("decl")) or 0) for s in self.rs.scoring)
 
     def winners(self, state) -> list:
         sc = self.scores(state)
@@ -172,6 +272,37 @@ class Engine:
         except IllegalMove as e:
             where = f" [rule: {e.rule_span}]" if e.rule_span and e.rule_span.line else ""
             return e.reason + where
+
+
+def _scored(f, rt, player, decl, field="points"):
+    """A scoring formula's value; a fault of it (RuleFault) is placed at the formula."""
+    try:
+        return f(rt, {"player": player})
+    except RuleFault as e:
+        fv = decl.fields.get(field) if decl is not None else None
+        raise e.at(fv.span if fv is not None else getattr(decl, "span", None))
+    except RecursionError:
+        fv = decl.fields.get(field) if decl is not None else None
+        raise RuleFault("RS305", "a scoring formula recurses too deeply", fv.span if fv is not None else None) from None
+    except RULE_ERRORS as e:
+        fv = decl.fields.get(field) if decl is not None else None
+        raise RuleFault.from_python(e, fv.span if fv is not None else getattr(decl, "span", None),
+                                    f"{getattr(decl, 'kind', 'scoring')} '{getattr(decl, 'id', '?')}'") from e
+
+
+def _check_arguments(players, seed, options):
+    problems = []
+    if isinstance(players, bool) or not (isinstance(players, int) or
+                                         (isinstance(players, (list, tuple)) and players
+                                          and all(isinstance(p, str) for p in players))):
+        problems.append(f"players must be a count or a list of colours, not {players!r:.60}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        problems.append(f"seed must be a whole number, not {seed!r:.60}")
+    if options is not None and not isinstance(options, dict):
+        problems.append(f"options must be a mapping, not {options!r:.60}")
+    if problems:
+        raise RulespecError(Diagnostic("RS404", "; ".join(problems), Span("<new_game>"),
+                                       "new_game(players, seed, options): e.g. new_game(4, 7)"))
 
 
 def _paying(state) -> bool:

@@ -193,7 +193,7 @@ BOTS = {"random": RandomBot, "uniform": UniformBot, "planner": PlannerBot, "eage
 
 
 def play_game(engine, players, seed: int, bot: str = "random", max_moves: int = 200_000,
-              on_move=None, options=None):
+              on_move=None, options=None, on_start=None):
     """Play one game with bots; returns (final state, list of moves).
 
     The moves are applied in place (`apply(..., transactional=False)`): a bot never goes back
@@ -201,8 +201,11 @@ def play_game(engine, players, seed: int, bot: str = "random", max_moves: int = 
     (an engine bug: bots only play legal moves) raises, and the state is then half-changed.
     `on_move(turn, move, events, state)` is called after each move (for accounts and logs):
     `turn` holds the `year` and the `pending` decision the move answered; `state` is the live
-    state, which the next move changes."""
+    state, which the next move changes. `on_start(state)` is called with the new game, before
+    the first move (a log's header is written then)."""
     state = engine.new_game(players, seed, options)
+    if on_start:
+        on_start(state)
     bots = BOTS[bot](seed)
     moves = []
     while not engine.is_over(state) and len(moves) < max_moves:

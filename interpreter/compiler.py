@@ -10,10 +10,12 @@ Nothing here walks parse trees at play time.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 from rulespec import ast as A
-from rulespec.errors import Diagnostic, RulespecError, Span
+from rulespec import limits
+from rulespec.errors import Diagnostic, RuleFault, RulespecError, Span
 from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS
 
 from . import costs
@@ -23,6 +25,11 @@ from . import costs
 LET, SET, IF, CHOOSE, FOR, REPEAT, OPTIONAL, EITHER, PAY, REQUIRE, CALL, BREAK = range(12)
 OPNAMES = ["let", "set", "if", "choose", "for", "repeat", "optional", "either", "pay", "require", "call", "break"]
 LOOPS = (FOR, REPEAT, CHOOSE)
+
+# levels of the rules' expressions in one generated Python function (deeper ones are chunked)
+CHUNK_DEPTH = 10
+# built-in functions given the position of their call, for the errors they may raise
+SPANNED_FUNCTIONS = {"range", "reductions"}
 
 
 @dataclass
@@ -37,8 +44,22 @@ class Program:
         return len(self.blocks) - 1
 
 
-def _div(a, b):
-    return a // b if b else 0
+def _zero(op, span):
+    return RuleFault("RS301", f"{'division' if op == '/' else 'modulo'} by zero", span,
+                     "guard the formula, e.g. `if n > 0 then x / n else 0`")
+
+
+def _div(a, b, span=None):
+    if not b:
+        raise _zero("/", span)
+    return a // b
+
+
+def _mod(a, b, span=None):
+    a, b = a or 0, b or 0
+    if not b:
+        raise _zero("%", span)
+    return a % b
 
 
 def _index(o, i):
@@ -56,8 +77,9 @@ class Compiler:
         self.names = names
         self.program = program or Program()
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
-        self._ns: dict = {"_costs": costs, "_div": _div, "_index": _index}
+        self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index}
         self._tmps = 0
+        self._depth = 0         # of the expression being compiled, within its generated function
 
     def fail(self, msg, span):
         raise RulespecError(Diagnostic("RS106", msg, span, "run `rulespec validate` for details"))
@@ -69,14 +91,22 @@ class Compiler:
 
     def expr(self, e, scope: dict):
         """-> (callable f(rt, env), static type)"""
-        src, t = self._src(e, scope, "env")
-        return self._compile(f"lambda rt, env: {src}"), t
+        with limits.deep_recursion():       # a few Python frames per level of the rules
+            src, t = self._src(e, scope, "env")
+            return self._compile(f"lambda rt, env: {src}"), t
 
     def fn(self, e, scope):
         return self.expr(e, scope)[0]
 
     def _compile(self, code: str):
-        return eval(compile(code, "<rulespec expression>", "eval"), self._ns)
+        with warnings.catch_warnings():     # Python's remarks on odd rules are not the designer's
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return eval(compile(code, "<rulespec expression>", "eval"), self._ns)
+
+    def _exec(self, code: str, what: str):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            exec(compile(code, f"<rulespec {what}>", "exec"), self._ns)
 
     def _const(self, value) -> str:
         """A name for a constant of the generated code (any Python value, shared, not copied)."""
@@ -94,7 +124,26 @@ class Compiler:
         m = getattr(self, "c_" + type(e).__name__, None)
         if m is None:
             self.fail(f"cannot compile {type(e).__name__}", e.span)
-        return m(e, scope, env)
+        if self._depth >= CHUNK_DEPTH:
+            return self._chunk(e, scope, env)
+        self._depth += 1
+        try:
+            return m(e, scope, env)
+        finally:
+            self._depth -= 1
+
+    def _chunk(self, e, scope: dict, env: str):
+        """A deep subexpression becomes a generated function of its own, called from here: the
+        generated Python never nests deeper than CHUNK_DEPTH levels of the rules (Python
+        refuses more than 200 nested parentheses; a sum of 70 terms would need them)."""
+        saved, self._depth = self._depth, 0
+        try:
+            src, t = self._src(e, scope, "env")
+        finally:
+            self._depth = saved
+        name = self._const(None)
+        self._exec(f"def {name}(rt, env):\n    return {src}\n", "expression")
+        return f"{name}(rt, {env})", t
 
     def _literal(self, v) -> str:
         return repr(v) if type(v) in (int, str) else self._const(v)
@@ -155,9 +204,13 @@ class Compiler:
         args = [self._src(a, scope, env)[0] for a in e.args]
         kw = {k: self._src(v, scope, env)[0] for k, v in e.kwargs.items()}
         if name in FUNCTIONS:
+            if kw:          # no built-in function takes a keyword (the checker says so: RS107)
+                raise RulespecError(Diagnostic("RS107", f"function '{name}' takes no keyword argument "
+                                               f"'{next(iter(kw))}'", e.span, "run `rulespec validate` for details"))
             rtype = "number" if name in ("max", "min") else FUNCTIONS[name].returns
-            call = ", ".join(args + [f"{k}={v}" for k, v in kw.items()])
-            return f"rt.f_{name}({call})", rtype
+            if name in SPANNED_FUNCTIONS:           # they may pass a limit: they say where
+                args = args + [self._const(e.span)]
+            return f"rt.f_{name}({', '.join(args)})", rtype
         kind = self.names.get(name)
         if kind == "formula":
             kws = ", ".join(f"{k!r}: {v}" for k, v in kw.items())
@@ -190,7 +243,9 @@ class Compiler:
         if op == "+" and lt.startswith("set:"):
             return f"(list({l} or ()) + list({r} or ()))", lt      # lists concatenate
         if op == "/":
-            return f"_div({l}, {r})", "number"
+            return f"_div({l}, {r}, {self._const(e.span)})", "number"
+        if op == "%":
+            return f"_mod({l}, {r}, {self._const(e.span)})", "number"
         return f"((({l}) or 0) {op} (({r}) or 0))", "number"
 
     def c_Compare(self, e, scope, env):
@@ -204,6 +259,9 @@ class Compiler:
             # `x == none` (very common in `where` filters): values are plain data, for which
             # `== None` is `is None`
             if isinstance(e.right, A.NoneLit) or isinstance(e.left, A.NoneLit):
+                other = e.left if isinstance(e.right, A.NoneLit) else e.right
+                if isinstance(other, (A.NoneLit, A.Num, A.Str, A.Bool)):     # known now (and no
+                    return str((isinstance(other, A.NoneLit)) == (op == "==")), "bool"   # SyntaxWarning)
                 x = l if isinstance(e.right, A.NoneLit) else r
                 return f"({x} {'is' if op == '==' else 'is not'} None)", "bool"
             return f"({l} {op} {r})", "bool"
@@ -233,21 +291,25 @@ class Compiler:
         elem, etype = self._src(e.elem, inner, "local")
         cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
         name = self._const(None)
+        span = self._const(e.span)
         code = (f"def {name}(rt, env):\n"
                 f"    out = []\n"
                 f"    local = dict(env)\n"
-                f"    for x in {it} or ():\n"
+                f"    items = {it} or ()\n"
+                f"    rt.spend(len(items), {span})\n"     # the work budget (limits.WORK_BUDGET)
+                f"    for x in items:\n"
                 f"        local[{e.var!r}] = x\n"
                 f"        if {cond}:\n"
                 f"            out.append({elem})\n"
                 f"    return out\n")
-        exec(compile(code, "<rulespec comprehension>", "exec"), self._ns)
+        self._exec(code, "comprehension")
         return f"{name}(rt, {env})", "set:" + etype
 
     # ------------------------------------------------------------ statements
     def block(self, b: A.Block, scope: dict) -> int:
         scope = dict(scope)
-        instrs = [self.stmt(s, scope) for s in b.stmts]
+        with limits.deep_recursion():
+            instrs = [self.stmt(s, scope) for s in b.stmts]
         return self.program.add(instrs, b.span)
 
     def stmt(self, s, scope: dict):

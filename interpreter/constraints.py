@@ -30,6 +30,8 @@ from __future__ import annotations
 import marshal
 import operator
 
+from rulespec.errors import RULE_ERRORS, RuleFault
+
 from . import vm
 
 _ANY = "*"
@@ -379,7 +381,15 @@ class ConstraintChecker:
                 for p in targets:
                     log.cur = set()
                     env = rt.env = {"player": p}     # functions reading the context see this one
-                    ok = c["check"](rt, env)
+                    try:
+                        ok = c["check"](rt, env)
+                    except RuleFault as e:           # a fault of the formula: at the constraint
+                        fv = c["decl"].fields.get("check")
+                        raise e.at(fv.span if fv is not None else c["decl"].span)
+                    except RULE_ERRORS as e:
+                        fv = c["decl"].fields.get("check")
+                        raise RuleFault.from_python(e, fv.span if fv is not None else c["decl"].span,
+                                                    f"constraint '{c['id']}'") from e
                     reads.learn(log.cur, p, self.read_by_any)
                     if not ok:
                         raise vm.Abort(c["message"] + (f" ({p})" if p is not None else ""), c["decl"].span)

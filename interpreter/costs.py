@@ -5,6 +5,9 @@ Plain lists and dicts, so a cost can sit in a suspended frame's locals and round
 """
 from __future__ import annotations
 
+from rulespec import limits
+from rulespec.errors import RuleFault
+
 NOTHING = [{}]
 
 
@@ -23,15 +26,43 @@ def as_cost(v) -> list:
     raise TypeError(f"not a cost: {v!r}")
 
 
+def _too_many(n: int) -> RuleFault:
+    return RuleFault("RS305", f"a cost with more than {limits.MAX_COST_ALTERNATIVES:,} alternatives ({n:,} at least)",
+                     hint="a cost such as `(crown | cross) * 3000` lists every way to pay it: use fewer "
+                          "alternatives or a smaller multiple")
+
+
+def _key(d: dict):
+    try:
+        return frozenset(d.items())
+    except TypeError:            # a value that cannot be hashed: compared as it is
+        return repr(sorted(d.items(), key=repr))
+
+
 def combine(a: list, b: list) -> list:
+    """Every alternative of a plus every alternative of b, without repeats, in order."""
     out = []
+    if len(a) * len(b) <= 16:            # the common case: a few alternatives
+        for x in a:
+            for y in b:
+                d = dict(x)
+                for k, n in y.items():
+                    d[k] = d.get(k, 0) + n
+                if d not in out:
+                    out.append(d)
+        return out
+    seen = set()
     for x in a:
         for y in b:
             d = dict(x)
             for k, n in y.items():
                 d[k] = d.get(k, 0) + n
-            if d not in out:
+            key = _key(d)
+            if key not in seen:
+                seen.add(key)
                 out.append(d)
+                if len(out) > limits.MAX_COST_ALTERNATIVES:
+                    raise _too_many(len(out))
     return out
 
 
@@ -40,12 +71,19 @@ def alternative(a: list, b: list) -> list:
     for y in b:
         if y not in out:
             out.append(y)
+    if len(out) > limits.MAX_COST_ALTERNATIVES:
+        raise _too_many(len(out))
     return out
 
 
 def times(a: list, n: int) -> list:
+    """a + a + ... (n times). One alternative: its counts times n, at once. More: the number of
+    alternatives grows with every addition, so MAX_COST_ALTERNATIVES bounds the loop."""
+    n = max(0, n)
+    if len(a) == 1:
+        return [{k: v * n for k, v in a[0].items()}] if n else [{}]
     out = [{}]
-    for _ in range(max(0, n)):
+    for _ in range(n):
         out = combine(out, a)
     return out
 

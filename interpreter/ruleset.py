@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from rulespec import ast as A
+from rulespec import limits
 from rulespec.checker import Checker
 from rulespec.pack import Decl, Pack
 
@@ -89,8 +90,9 @@ class Ruleset:
         rs = cls(pack, Program(), names)
         rs.comp = Compiler(names, rs.program)
         rs.decls = pack.decls
-        for d in pack.decls.values():
-            getattr(rs, "_k_" + d.kind, lambda d: None)(d)
+        with limits.deep_recursion():       # nested expressions: a few Python frames per level
+            for d in pack.decls.values():
+                getattr(rs, "_k_" + d.kind, lambda d: None)(d)
         return rs
 
     def fn(self, d: Decl, name: str, scope=None, default=None):
@@ -247,7 +249,7 @@ class Ruleset:
     def _k_scoring(self, d):
         self.scoring.append({"id": d.id, "label": self.static(d, "label") or d.title or d.id,
                              "order": self.static(d, "order", len(self.scoring)),
-                             "points": self.fn(d, "points", default=_const(0))})
+                             "points": self.fn(d, "points", default=_const(0)), "decl": d})
         self.scoring.sort(key=lambda s: s["order"] if isinstance(s["order"], (int, float)) else 0)
 
     def _k_end_condition(self, d):

@@ -11,7 +11,9 @@ return (block, env) for the VM to push.
 """
 from __future__ import annotations
 
+from rulespec import limits
 from rulespec.board import Board
+from rulespec.errors import RuleFault
 
 from . import costs, payment
 from .fight import FightMixin
@@ -46,6 +48,18 @@ class Runtime(PalaceMixin, FightMixin):
         self.memo: dict | None = None
         # While constraints are checked (interpreter/constraints.py): where reads are noted.
         self.read_log = None
+        # The work budget of this call of the API (rulespec.limits): formula calls, elements
+        # iterated by comprehensions, ranges, ways to reduce a cost. A Runtime serves one call.
+        self.work = limits.WORK_BUDGET
+        self.formula_depth = 0
+
+    def spend(self, n: int, span=None):
+        """Count `n` units of work against the budget; RS305 at `span` once it is spent."""
+        self.work -= n
+        if self.work < 0:
+            raise RuleFault("RS305", f"the rules did more than {limits.WORK_BUDGET:,} steps of work in one move "
+                                     "(formulas, comprehensions, ranges)", span,
+                            "a formula that recurses, or iterates over a very large range or set: bound it")
 
     def reading(self) -> bool:
         """Open a read-only window: until `done_reading`, only expressions run (they never
@@ -446,9 +460,26 @@ class Runtime(PalaceMixin, FightMixin):
 
     def formula(self, name, args, kwargs, env):
         f = self.rs.formulas[name]
-        local = {"player": env.get("player"), "action": env.get("action")}
-        self._bind(f["params"], args, kwargs, local)
-        return f["value"](self, local)
+        self.work -= 1
+        if self.work < 0 or self.formula_depth >= limits.MAX_FORMULA_DEPTH:
+            self._formula_limit(name)
+        self.formula_depth += 1
+        try:
+            local = {"player": env.get("player"), "action": env.get("action")}
+            self._bind(f["params"], args, kwargs, local)
+            return f["value"](self, local)
+        finally:
+            self.formula_depth -= 1
+
+    def _formula_limit(self, name):
+        d = self.rs.decls.get(("formula", name))
+        fv = d.fields.get("value") if d is not None else None
+        span = getattr(fv.value, "span", None) or fv.span if fv is not None else (d.span if d is not None else None)
+        if self.work < 0:
+            self.spend(0, span)
+        raise RuleFault("RS305", f"formula '{name}' calls formulas more than {limits.MAX_FORMULA_DEPTH} deep "
+                                 "(a recursion without end?)", span,
+                        "make the recursion stop: a formula that calls itself needs a case that does not")
 
     def _bind(self, params, args, kwargs, local):
         """Parameters of a formula, action or procedure: by position, by name, else the
@@ -517,8 +548,15 @@ class Runtime(PalaceMixin, FightMixin):
     def f_can_pay(self, cost):
         return payment.can_pay(self, self.env.get("player"), cost, {"action": self.env.get("action")})
 
-    def f_range(self, lo, hi):
-        return list(range(int(lo), int(hi) + 1))
+    def f_range(self, lo, hi, span=None):
+        lo, hi = int(lo), int(hi)
+        n = hi - lo + 1
+        if n > limits.MAX_RANGE:
+            raise RuleFault("RS305", f"range({lo}, {hi}) has {n:,} elements (at most {limits.MAX_RANGE:,})", span,
+                            "use a smaller range")
+        if n > 0:
+            self.spend(n, span)
+        return list(range(lo, hi + 1))
 
     def f_symbols_available(self, p, symbol):
         """Counts what the pack's during-payment procedures could add too (an Indulgence's
@@ -604,22 +642,30 @@ class Runtime(PalaceMixin, FightMixin):
                 out.append(d)
         return out
 
-    def f_reductions(self, cost, n):
-        """Every way to waive n symbols of a cost (one alternative per result)."""
-        out = []
+    def f_reductions(self, cost, n, span=None):
+        """Every way to waive n symbols of a cost (one alternative per result), in the order of
+        a depth-first walk that waives the symbols in sorted order. Each step of the walk counts
+        against the work budget (the number of ways grows exponentially with n)."""
+        out, seen = [], set()
         for alt in costs.as_cost(cost):
-            def rec(d, k):
+            stack = [(dict(alt), int(n))]
+            while stack:
+                d, k = stack.pop()
+                self.spend(1, span)
                 if k == 0 or not d:
-                    if d not in out:
+                    key = costs._key(d)
+                    if key not in seen:
+                        seen.add(key)
                         out.append(d)
-                    return
+                    continue
+                children = []
                 for s in sorted(d):
                     e = dict(d)
                     e[s] -= 1
                     if not e[s]:
                         del e[s]
-                    rec(e, k - 1)
-            rec(dict(alt), int(n))
+                    children.append((e, k - 1))
+                stack.extend(reversed(children))
         return [[d] for d in out]
 
     def f_lookup(self, table, key):

@@ -31,6 +31,7 @@ from rulespec.yamldata import load_yaml_file
 
 from . import vm
 from .notation import pack_names, unknown_names
+from .state import state_problem
 
 
 @dataclass
@@ -195,10 +196,11 @@ def _same(path: str, want, got) -> bool:
     return got == want
 
 
-def _with_overlay(base, files: dict, doc):
+def _with_overlay(base: Path, files: dict, doc, search_path=None):
     """The scenario's pack with a small overlay of its own (`overlay:` file name -> text): a
     card's symbols, a Palace's Rooms, any value of the pack, changed for this test only, by the
-    overlay machinery every variant uses (docs/language.md)."""
+    overlay machinery every variant uses (docs/language.md). The overlay extends the base by
+    its folder's name, the base folder being named as trusted (the search path)."""
     import tempfile
     from rulespec.pack import load_pack
     with tempfile.TemporaryDirectory(prefix="scenario-overlay-") as tmp:
@@ -206,7 +208,7 @@ def _with_overlay(base, files: dict, doc):
         folder.mkdir()
         (folder / "pack.yaml").write_text(
             f"id: scenario_overlay\nname: overlay of {Path(doc.file).name}\nversion: 0.0.0\n"
-            f"extends: {json.dumps(str(base))}\n", encoding="utf-8")
+            f"extends: {json.dumps(base.name)}\n", encoding="utf-8")
         for name, text in files.items():
             name = str(name)
             if "/" in name or "\\" in name or name.startswith(".") or not name.endswith((".rules", ".yaml")) \
@@ -216,7 +218,7 @@ def _with_overlay(base, files: dict, doc):
                                                ".rules or .yaml (not pack.yaml)", sp, "e.g. cards.rules, palaces.patch.yaml"))
             (folder / name).write_text(str(text), encoding="utf-8")
         try:
-            return load_pack(folder)
+            return load_pack(folder, [base, *(search_path or [])])
         except RulespecError as e:        # point at the scenario, not the temporary folder
             sp = doc.span(("overlay",))
             raise RulespecError([Diagnostic(d.code, f"in the scenario's overlay: {d.message}", sp, d.hint)
@@ -233,33 +235,83 @@ def load_scenario(path):
     return doc
 
 
-def run_scenario(path) -> Outcome:
+def scenario_pack(path, doc, search_path=None) -> Path:
+    """The folder of the pack a scenario names (`pack:`, default base_3to5): a folder inside
+    the scenario's own folder (a relative path), or an id (bundled, or in the search path).
+    An absolute path or one leading out of the scenario's folder is RS022, an unknown pack
+    RS020, both at the `pack:` line."""
+    from rulespec.pack import _ID, find_in_search_path
+    from rulespec.sandbox import check_path, inside, relative_inside
+    ref = str(doc.data.get("pack", "base_3to5"))
+    span = doc.span(("pack",)) if "pack" in doc.data else doc.span(())
+    src = doc.source_line(span)
+    check_path(ref, span, "pack")
+    here = Path(path).parent
+    local = here / ref
+    if not _ID.fullmatch(ref):
+        real = relative_inside(ref, here, here, span, "the scenario's pack", src)
+        if (real / "pack.yaml").is_file():
+            return real
+    elif (local / "pack.yaml").is_file() and inside(local.resolve(), here.resolve()):
+        return local.resolve()
+    else:
+        found = find_in_search_path(ref, search_path)
+        if found is not None:
+            return found
+    raise RulespecError(Diagnostic("RS020", f"no pack '{ref}' found", span,
+                                   "a bundled pack id, the id of a pack in the search path, or a folder inside the "
+                                   "scenario's folder holding a pack.yaml", source_line=src))
+
+
+def run_scenario(path, search_path=None) -> Outcome:
     from .api import IllegalMove, Engine
     from rulespec.pack import load_pack
     doc = load_scenario(path)
     data = doc.data
     out = Outcome(str(path), str(data["name"]))
-    pack_ref = data.get("pack", "base_3to5")
-    local = (Path(path).parent / str(pack_ref))
-    base = local.resolve() if (local / "pack.yaml").is_file() else pack_ref
-    engine = Engine(_with_overlay(base, data["overlay"], doc) if data.get("overlay") else load_pack(base))
+    base = scenario_pack(path, doc, search_path)
+    engine = Engine(_with_overlay(base, data["overlay"], doc, search_path) if data.get("overlay")
+                    else load_pack(base, search_path))
     state = engine.new_game(data.get("players", 3), int(data.get("seed", 0)), data.get("options"))
     if data.get("ask_forced"):
         state["vm"]["ask_forced"] = True
-    if data.get("given"):
-        for k, v in data["given"].items():
-            try:
-                _set(state, str(k), v)
-            except (KeyError, IndexError, ValueError, TypeError):
-                sp = doc.span(("given", k))
-                raise RulespecError(Diagnostic("RS403", f"no state path '{k}'", sp, "see docs/scenarios.md for paths",
-                                               source_line=doc.source_line(sp))) from None
-        refresh(engine, state)
-    if data.get("give"):
-        give(engine, state, data["give"], doc)
     events = []             # account lines since the last step (the first step: since `start`)
-    if data.get("start"):
-        events = start(engine, state, data["start"], doc)
+    where = "given"
+    try:
+        if data.get("given"):
+            for k, v in data["given"].items():
+                try:
+                    _set(state, str(k), v)
+                except (KeyError, IndexError, ValueError, TypeError):
+                    sp = doc.span(("given", k))
+                    raise RulespecError(Diagnostic("RS403", f"no state path '{k}'", sp, "see docs/scenarios.md for paths",
+                                                   source_line=doc.source_line(sp))) from None
+            why = state_problem(state, engine.rs, deep=True)
+            if why:
+                sp = doc.span(("given",))
+                raise RulespecError(Diagnostic("RS403", f"`given` makes a state the rules cannot use: {why}", sp,
+                                               "give each path a value of the kind the state holds there",
+                                               source_line=doc.source_line(sp)))
+            refresh(engine, state)
+        if data.get("give"):
+            where = "give"
+            give(engine, state, data["give"], doc)
+        if data.get("start"):
+            where = "start"
+            events = start(engine, state, data["start"], doc)
+    except RulespecError:
+        raise
+    except vm.Abort as e:
+        sp = doc.span((where,))
+        raise RulespecError(Diagnostic("RS403", f"the scenario's state cannot be run: {e.reason}", sp,
+                                       f"the rules refuse it at {e.span}" if e.span else "",
+                                       source_line=doc.source_line(sp))) from None
+    except Exception as e:       # a `given` value of the wrong kind for the rules that read it
+        sp = doc.span((where,))
+        raise RulespecError(Diagnostic("RS403", f"the scenario's state cannot be run: the rules fail on it "
+                                                f"({type(e).__name__}: {str(e)[:200]})", sp,
+                                       "check the types of the values under `given:` (a number where the state "
+                                       "holds a number...)", source_line=doc.source_line(sp))) from None
     for i, step in enumerate(data["steps"]):
         line = doc.span(("steps", i)).line
         moves = step.get("moves") or ([step["move"]] if "move" in step else [])

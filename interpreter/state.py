@@ -147,6 +147,75 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
     return st
 
 
+_PENDING_KINDS = ("choose", "optional", "either", "pay")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def state_problem(state, rs=None, deep: bool = False) -> str:
+    """What makes `state` unusable as a game state ('' when nothing does). Without `deep`, its
+    top-level shape and the pending decision: cheap enough for every call of the API. With
+    deep=True (after an unexpected error, or for a state built by hand), also the VM's frames
+    (block indexes of `rs`'s program) and every player's and city's record."""
+    if type(state) is not dict:
+        return f"a game state is a mapping, not {type(state).__name__}"
+    players = state.get("players")
+    p = state.get("p")
+    if type(players) is not list or not players:
+        return "'players' must be a non-empty list of colours"
+    if type(p) is not dict:
+        return "'p' must hold a record for every player"
+    for c in players:           # (a loop, not any(): this runs on every call of the API)
+        if type(c) is not str:
+            return "'players' must be a non-empty list of colours"
+        if type(p.get(c)) is not dict:
+            return "'p' must hold a record for every player"
+    if type(state.get("turn_order")) is not list:
+        return "'turn_order' must be a list"
+    if type(state.get("year")) is not int or type(state.get("rng")) is not int:
+        return "'year' and 'rng' must be whole numbers"
+    pack = state.get("pack")
+    if rs is not None and type(pack) is dict and pack.get("id") not in (None, rs.pack.id):
+        return f"it is a state of pack '{pack.get('id')}'"
+    vm = state.get("vm")
+    if type(vm) is not dict or type(vm.get("frames")) is not list:
+        return "'vm' must hold the running rules ('frames')"
+    pending = vm.get("pending")
+    if pending is not None:
+        if type(pending) is not dict or pending.get("kind") not in _PENDING_KINDS \
+                or type(pending.get("options")) is not list:
+            return "the pending decision of 'vm' is damaged"
+        if not vm["frames"]:
+            return "a decision is pending but no rule is running"
+    if not deep:
+        return ""
+    for key in ("cities", "tracks", "alliances", "supply"):
+        if not isinstance(state.get(key), dict):
+            return f"'{key}' must be a mapping"
+    blocks = rs.program.blocks if rs is not None else None
+    for fr in vm["frames"]:
+        if not isinstance(fr, dict) or not _is_int(fr.get("b")) or not _is_int(fr.get("pc")) \
+                or not isinstance(fr.get("env"), dict):
+            return "a frame of 'vm' is damaged"
+        if blocks is not None and not (0 <= fr["b"] < len(blocks) and 0 <= fr["pc"] <= len(blocks[fr["b"]])):
+            return "a frame of 'vm' points outside the pack's rules"
+    numbers = ("florins", "troops_reserve", "agents_available", "agents_total", "war_tokens")
+    for c in players:
+        rec = p[c]
+        if any(k in rec and not _is_int(rec[k]) for k in numbers):
+            return f"a number of player {c} is not a whole number"
+        for k in ("rooms", "court", "tiles", "outside", "trophies"):
+            if k in rec and not isinstance(rec[k], list):
+                return f"'{k}' of player {c} must be a list"
+    for cid, rec in state["cities"].items():
+        if not isinstance(rec, dict) or not isinstance(rec.get("troops", {}), dict) \
+                or not isinstance(rec.get("besiegers", {}), dict):
+            return f"the record of city {cid} is damaged"
+    return ""
+
+
 def _supply_count(rs, pile: str) -> int:
     """How many of a supply pile the box holds (components declared with `supply: PILE`)."""
     return sum(int(rs.static(d, "count", 0) or 0) for d in rs.pack.of_kind("component")

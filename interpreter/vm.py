@@ -16,7 +16,8 @@ caller (interpreter.api.apply) discards the working copy, so the state is unchan
 """
 from __future__ import annotations
 
-from rulespec.errors import Span
+from rulespec import limits
+from rulespec.errors import RULE_ERRORS, RuleFault, Span
 
 from . import compiler as C
 from . import payment
@@ -39,37 +40,54 @@ def push(rt, block: int, env: dict, scope: bool = False):
     fr = {"b": block, "pc": 0, "env": env, "k": None}
     if scope:
         fr["scope"] = True
-    rt.state["vm"]["frames"].append(fr)
+    frames = rt.state["vm"]["frames"]
+    if len(frames) >= limits.MAX_FRAMES:
+        raise RuleFault("RS305", f"the rules run more than {limits.MAX_FRAMES:,} procedures or blocks inside each "
+                                 "other (a procedure that runs itself without end?)",
+                        hint="make the recursion stop: a procedure that runs itself needs a case that does not")
+    frames.append(fr)
 
 
 def run(rt):
-    """Execute until a decision is pending or nothing is left to run."""
+    """Execute until a decision is pending or nothing is left to run. A fault of the rules
+    (division by zero, a limit passed: RuleFault) is given the position of the instruction
+    that met it when it has none of its own."""
     vm = rt.state["vm"]
     frames = vm["frames"]
     blocks = rt.program.blocks
     steps = 0
-    while frames:
-        if vm["pending"] is not None:
-            return
-        fr = frames[-1]
-        instrs = blocks[fr["b"]]
-        pc = fr["pc"]
-        if pc >= len(instrs):
-            frames.pop()
-            if not frames:
-                rt.on_flow_end()
-            elif frames[-1]["k"] is not None:     # a child returns to its instruction
-                frames[-1]["returned"] = True
-            continue
-        steps += 1
-        if steps > 2_000_000:
-            raise Abort("the rules loop without end (more than 2,000,000 steps without a decision)", instrs[pc][1])
-        ins = instrs[pc]
-        rt.env = fr["env"]
-        returned = fr.pop("returned", False)
-        r = _EXEC[ins[0]](rt, fr, ins, returned)
-        if r is SUSPEND:
-            return
+    ins = None
+    try:
+        while frames:
+            if vm["pending"] is not None:
+                return
+            fr = frames[-1]
+            instrs = blocks[fr["b"]]
+            pc = fr["pc"]
+            if pc >= len(instrs):
+                frames.pop()
+                if not frames:
+                    rt.on_flow_end()
+                elif frames[-1]["k"] is not None:     # a child returns to its instruction
+                    frames[-1]["returned"] = True
+                continue
+            steps += 1
+            if steps > limits.MAX_VM_STEPS:
+                raise Abort(f"the rules loop without end (more than {limits.MAX_VM_STEPS:,} steps without a decision)",
+                            instrs[pc][1])
+            ins = instrs[pc]
+            rt.env = fr["env"]
+            returned = fr.pop("returned", False)
+            r = _EXEC[ins[0]](rt, fr, ins, returned)
+            if r is SUSPEND:
+                return
+    except RuleFault as e:
+        raise e.at(ins[1] if ins is not None else None)
+    except RULE_ERRORS as e:
+        raise RuleFault.from_python(e, ins[1] if ins is not None else None) from e
+    except RecursionError:
+        raise RuleFault("RS305", "the rules recurse too deeply", ins[1] if ins is not None else None,
+                        "a formula or procedure that calls itself needs a case that stops") from None
 
 
 def _next(fr):

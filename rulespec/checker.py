@@ -8,6 +8,7 @@ reports what is certainly wrong.
 from __future__ import annotations
 
 from . import ast as A
+from . import limits
 from .errors import Diagnostic, Span, did_you_mean, source_line_at
 from .kinds import KINDS, KindSpec
 from .pack import Decl, Pack
@@ -496,6 +497,9 @@ class Checker:
             self._args(e.args, e.kwargs, env)
             return "any"
         self.arity(name, sig, e.args, e.span, "function")
+        for k, v in e.kwargs.items():       # built-in functions take their arguments by position
+            self.diag("RS107", f"function '{name}' has no keyword parameter '{k}'", getattr(v, "span", e.span),
+                      f"give its arguments by position: {name}({', '.join(sig.params)})")
         if name == "option" and e.args and isinstance(e.args[0], A.Str):
             self.ref(e.args[0].value, "option", e.args[0].span)
         for a, t in zip(e.args, sig.params):
@@ -600,5 +604,6 @@ def _kind_span(decl: Decl) -> Span:
 def check_pack(pack: Pack) -> tuple[list[Diagnostic], set]:
     """Type- and reference-check a resolved pack: (diagnostics, referenced (kind, id) pairs)."""
     c = Checker(pack)
-    out = c.run()
+    with limits.deep_recursion():       # nested expressions: a few Python frames per level
+        out = c.run()
     return out, c.referenced

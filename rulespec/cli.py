@@ -7,12 +7,94 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
 
-from .errors import RulespecError
+from .errors import Diagnostic, RulespecError, Span
 
 DEFAULT_PACK = "base_3to5"
 BOT_NAMES = ("random", "uniform", "planner", "eager", "sticky", "first", "greedy")
+
+
+class UsageError(RulespecError):
+    """A command-line argument that cannot be used (exit 2, like argparse's own errors)."""
+
+
+def _arg_span(argv: list, option: str) -> Span:
+    """Where `option` (an option such as --players, or a value) is on the command line: line 1
+    of `<command line>`, at the column of its token in the arguments joined by spaces."""
+    col = 1
+    for tok in argv:
+        if tok == option or tok.startswith(option + "="):
+            return Span("<command line>", 1, col, 1, col + len(tok))
+        col += len(tok) + 1
+    return Span("<command line>", 1, 1)
+
+
+def _place_on_command_line(diagnostics, argv: list, codes=None):
+    """Diagnostics about an argument (a path too long, a pack not found) that name it without
+    a position: placed at the argument on the command line."""
+    for d in diagnostics:
+        if d.span.line or (codes is not None and d.code not in codes):
+            continue
+        for tok in argv:
+            if d.span.file and tok.startswith(d.span.file.rstrip("…")):
+                d.span = _arg_span(argv, tok)
+                break
+
+
+def _usage(argv: list, option: str, message: str, hint: str) -> UsageError:
+    span = _arg_span(argv, option)
+    line = " ".join(argv)
+    return UsageError(Diagnostic("RS030", message, span, hint, source_line=line if len(line) <= 300 else ""))
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, whose errors also name the argument's place on the command line (RS030)."""
+
+    argv: list = []
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        m = re.match(r"argument ([^:\s]+)(?:/[^:\s]+)*: ", message)
+        opt = m.group(1) if m else ""
+        if opt and not opt.startswith("-"):          # a positional argument: its value
+            opt = next((a for a in self.argv if not a.startswith("-")), opt)
+        d = _usage(self.argv, opt, message, "see `rulespec COMMAND --help`").first
+        print(d.render(), file=sys.stderr)
+        self.exit(2)
+
+
+def _count(minimum: int):
+    """An argparse type: a whole number of at least `minimum`."""
+    def parse(text):
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not '{text[:40]}'") from None
+        if n < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {n}")
+        if n > 10 ** 9:
+            raise argparse.ArgumentTypeError(f"{n} is too large")
+        return n
+    parse.__name__ = "count"
+    return parse
+
+
+def _seed(text):
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not '{text[:40]}'") from None
+    if abs(n) >= 1 << 64:
+        raise argparse.ArgumentTypeError("at most 20 digits")
+    return n
+
+
+def _search_path(args, extra=()) -> list:
+    """The search path of a command: --pack-path folders, then packs named on the command line."""
+    return list(getattr(args, "pack_path", None) or []) + [p for p in extra if os.path.isdir(str(p))]
 
 
 def _console():
@@ -23,7 +105,10 @@ def _console():
 # ------------------------------------------------------------------ validate
 def cmd_validate(args) -> int:
     from validator.static import validate_pack
-    reports = [validate_pack(ref) for ref in (args.packs or [DEFAULT_PACK])]
+    named = [p for p in args.packs if len(str(p)) < 1024]
+    reports = [validate_pack(ref, _search_path(args, named)) for ref in (args.packs or [DEFAULT_PACK])]
+    for r in reports:
+        _place_on_command_line(r.diagnostics, args.argv, ("RS005",))
     fails = {r.pack_ref: bool(r.errors or (args.strict and r.warnings)) for r in reports}
     # playouts run only on packs whose static checks passed; their findings join the pack's
     playouts = {}
@@ -55,7 +140,7 @@ def cmd_validate(args) -> int:
             for d in r.diagnostics + found:
                 print(d.render(), file=sys.stdout)
                 print()
-            name = r.pack.id if r.pack else r.pack_ref
+            name = r.pack.id if r.pack else (r.pack_ref if len(r.pack_ref) <= 80 else r.pack_ref[:80] + "…")
             status = "FAILED" if fails[r.pack_ref] else "ok"
             print(f"{name}: {len(r.errors) + len(found)} error(s), {len(r.warnings)} warning(s) — {status}")
             if summary is not None:
@@ -82,7 +167,7 @@ def _github_annotation(d, strict: bool) -> str:
 def cmd_show(args) -> int:
     from .pack import load_pack
     from . import show
-    pack = load_pack(args.pack)
+    pack = load_pack(args.pack, _search_path(args))
     if args.unverified:
         rows = show.unverified(pack)
         if args.json:
@@ -101,7 +186,7 @@ def cmd_show(args) -> int:
         con.print("counts: " + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) + f"; total: {len(rows)}")
         return 0
     if args.diff:
-        base = load_pack(args.diff)
+        base = load_pack(args.diff, _search_path(args))
         rows = show.pack_diff(pack, base)
         if args.json:
             print(show.to_json([dict(zip(("change", "what", "detail"), r)) for r in rows]))
@@ -122,17 +207,32 @@ def cmd_map(args) -> int:
     from .pack import load_pack
     from .board import Board
     from .mapdraw import draw_map_svg
-    pack = load_pack(args.pack)
-    if "map" not in pack.data:
-        raise RulespecError(f"pack '{pack.id}' has no map.yaml", code="RS003")
-    players = args.players or (pack.players[0] if pack.players else 4)
-    setup = pack.data.get("setup")
-    board = Board.from_pack_data(pack.data["map"].data, setup.data if setup else None, players)
-    svg = draw_map_svg(board, pack.data["map"].data, f"{pack.name} — {players} players")
-    if not args.out.lower().endswith(".svg"):
-        print("note: only SVG output is supported; writing SVG", file=sys.stderr)
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write(svg)
+    from interpreter.replay import open_output
+    existed = os.path.exists(args.out)
+    out = open_output(args.out, "map", _arg_span(args.argv, args.out))      # before any work
+    done = False
+    try:
+        pack = load_pack(args.pack, _search_path(args))
+        if "map" not in pack.data:
+            raise RulespecError(f"pack '{pack.id}' has no map.yaml", code="RS003", span=Span(str(pack.root / "pack.yaml"), 1, 1))
+        players = args.players or (pack.players[0] if pack.players else 4)
+        if pack.players and players not in pack.players:
+            raise _usage(args.argv, "--players", f"pack '{pack.id}' is played by {', '.join(map(str, pack.players))} "
+                                                 f"players, not {players}", "give one of the pack's player counts")
+        setup = pack.data.get("setup")
+        board = Board.from_pack_data(pack.data["map"].data, setup.data if setup else None, players)
+        svg = draw_map_svg(board, pack.data["map"].data, f"{pack.name} — {players} players")
+        if not args.out.lower().endswith(".svg"):
+            print("note: only SVG output is supported; writing SVG", file=sys.stderr)
+        out.write(svg)
+        done = True
+    finally:
+        out.close()
+        if not done and not existed:            # nothing drawn: no empty file left behind
+            try:
+                os.unlink(args.out)
+            except OSError:
+                pass
     print(f"wrote {args.out}: {len(board.cities)} cities")
     return 0
 
@@ -140,22 +240,39 @@ def cmd_map(args) -> int:
 
 # ------------------------------------------------------------------ play / replay / scenario
 def cmd_play(args) -> int:
+    from interpreter.replay import LogWriter
+    # the log is opened before any work (a bad path fails now, not after the game) and written
+    # as the game goes: a game that stops early keeps its moves
+    log = LogWriter(args.log, _arg_span(args.argv, args.log)) if args.log else None
+    try:
+        return _play(args, log)
+    finally:
+        if log is not None:
+            log.close()
+
+
+def _play(args, log) -> int:
     from interpreter.api import Engine
     from interpreter.bots import play_game
-    from interpreter.replay import write_log
     from rulespec.pack import load_pack
     from rich.markup import escape
     from rich.table import Table
     con = _console()
-    engine = Engine(load_pack(args.pack))
+    engine = Engine(load_pack(args.pack, _search_path(args)))
     players = args.players
     record = []
     last_year = [None]
+
+    def on_start(state):
+        if log is not None:
+            log.header(engine, state["players"], args.seed, {})
 
     def on_move(turn, mv, events, after):
         pending = turn["pending"] or {}
         who = pending.get("player") or "-"
         record.append((who, mv))
+        if log is not None:
+            log.move(who, mv)
         if turn["year"] != last_year[0]:
             last_year[0] = turn["year"]
             con.print(f"[bold]Year {turn['year']}[/bold]")
@@ -165,9 +282,9 @@ def cmd_play(args) -> int:
         for e in events:
             con.print(f"  [yellow]{escape(e)}[/yellow]")
 
-    state, moves = play_game(engine, players, args.seed, args.bots, on_move=on_move)
-    if args.log:
-        write_log(args.log, engine, state["players"], args.seed, {}, record, state)
+    state, moves = play_game(engine, players, args.seed, args.bots, on_move=on_move, on_start=on_start)
+    if log is not None:
+        log.finish(state)
         con.print(f"log written to {args.log}")
     if not engine.is_over(state):
         con.print(f"[red]the game stopped before its end after {len(moves)} moves[/red]")
@@ -190,8 +307,11 @@ def cmd_play(args) -> int:
 
 
 def cmd_replay(args) -> int:
+    from interpreter.api import Engine
     from interpreter.replay import replay, state_hash
-    state = replay(args.log)
+    from rulespec.pack import load_pack
+    engine = Engine(load_pack(args.pack, _search_path(args))) if args.pack else None
+    state = replay(args.log, engine, allow_truncated=args.allow_truncated, search_path=_search_path(args))
     print(f"replayed {args.log}: year {state['year']}, over={state['over']}, state {state_hash(state)[:16]}")
     return 0
 
@@ -201,7 +321,7 @@ def cmd_scenario(args) -> int:
     failed = 0
     for f in args.files:
         try:
-            out = run_scenario(f)
+            out = run_scenario(f, _search_path(args))
         except RulespecError as e:          # a broken scenario file fails alone
             failed += 1
             print(f"FAIL  {f}: cannot run\n{e.render()}")
@@ -224,7 +344,7 @@ def cmd_bench(args) -> int:
     from interpreter.api import Engine
     from interpreter.bots import play_game
     from rulespec.pack import load_pack
-    engine = Engine(load_pack(args.pack))
+    engine = Engine(load_pack(args.pack, _search_path(args)))
     t0 = time.perf_counter()
     moves = years = ended = 0
     for i in range(args.games):
@@ -256,72 +376,91 @@ def cmd_golden(args) -> int:
 
 # ------------------------------------------------------------------ main
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rulespec", description="Rules-as-data engine for Virtù.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = _Parser(prog="rulespec", description="Rules-as-data engine for Virtù.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--pack-path", action="append", metavar="DIR",
+                        help="a folder of packs (or a pack) that `extends:` and pack ids may name; repeatable "
+                             "(also: the RULESPEC_PACK_PATH environment variable)")
 
-    v = sub.add_parser("validate", help="check packs; exit 0 when clean, 1 on errors, 2 on usage errors")
+    v = sub.add_parser("validate", parents=[common], help="check packs; exit 0 when clean, 1 on errors, 2 on usage errors")
     v.add_argument("packs", nargs="*", help=f"pack ids or folders (default: {DEFAULT_PACK})")
     v.add_argument("--strict", action="store_true", help="warnings fail too")
     v.add_argument("--format", choices=("text", "json", "github"), default="text")
-    v.add_argument("--playouts", type=int, default=0, help="also play N random games per player count")
-    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--playouts", type=_count(0), default=0, help="also play N random games per player count")
+    v.add_argument("--seed", type=_seed, default=0)
     v.set_defaults(func=cmd_validate)
 
-    s = sub.add_parser("show", help="print the effective pack after overlays")
+    s = sub.add_parser("show", parents=[common], help="print the effective pack after overlays")
     s.add_argument("pack", nargs="?", default=DEFAULT_PACK)
     s.add_argument("--json", action="store_true")
     s.add_argument("--diff", metavar="BASE", help="only what differs from BASE")
     s.add_argument("--unverified", action="store_true", help="list values marked inferred/placeholder")
     s.set_defaults(func=cmd_show)
 
-    m = sub.add_parser("map", help="draw the board graph as SVG")
+    m = sub.add_parser("map", parents=[common], help="draw the board graph as SVG")
     m.add_argument("pack", nargs="?", default=DEFAULT_PACK)
-    m.add_argument("--players", type=int)
+    m.add_argument("--players", type=_count(1))
     m.add_argument("--out", default="map.svg")
     m.set_defaults(func=cmd_map)
 
-    pl = sub.add_parser("play", help="play a whole game with bots and print an account and the scores")
+    pl = sub.add_parser("play", parents=[common], help="play a whole game with bots and print an account and the scores")
     pl.add_argument("--pack", default=DEFAULT_PACK)
-    pl.add_argument("--players", type=int, default=4)
-    pl.add_argument("--seed", type=int, default=0)
+    pl.add_argument("--players", type=_count(1), default=4)
+    pl.add_argument("--seed", type=_seed, default=0)
     pl.add_argument("--bots", choices=tuple(BOT_NAMES), default="random")
     pl.add_argument("--log", help="write the game log (JSON lines) here")
     pl.add_argument("--quiet", action="store_true", help="only events and scores, not every decision")
     pl.set_defaults(func=cmd_play)
 
-    r = sub.add_parser("replay", help="replay a game log and verify it")
+    r = sub.add_parser("replay", parents=[common], help="replay a game log and verify it")
     r.add_argument("log")
+    r.add_argument("--pack", help="the pack of the game (a folder or an id; default: the id the log names)")
+    r.add_argument("--allow-truncated", action="store_true",
+                   help="replay a log that ends without its final line (a game that stopped early)")
     r.set_defaults(func=cmd_replay)
 
-    b = sub.add_parser("bench", help="measure playout speed (games/s, moves/s)")
+    b = sub.add_parser("bench", parents=[common], help="measure playout speed (games/s, moves/s)")
     b.add_argument("--pack", default=DEFAULT_PACK)
-    b.add_argument("--players", type=int, default=4)
-    b.add_argument("--games", type=int, default=5)
-    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--players", type=_count(1), default=4)
+    b.add_argument("--games", type=_count(1), default=5)
+    b.add_argument("--seed", type=_seed, default=0)
     b.add_argument("--bots", choices=tuple(BOT_NAMES), default="random")
     b.set_defaults(func=cmd_bench)
 
-    g = sub.add_parser("golden", help="check the golden corpus of stored games (per-game diff; exit 1 if any differs)")
+    g = sub.add_parser("golden", parents=[common], help="check the golden corpus of stored games (per-game diff; exit 1 if any differs)")
     g.add_argument("--update", action="store_true", help="rewrite golden.json and the stored log (read the diff it prints)")
     g.add_argument("--dir", help="the corpus folder, holding corpus.yaml (default: tests/golden/ of this checkout)")
     g.set_defaults(func=cmd_golden)
 
-    sc = sub.add_parser("scenario", help="run YAML scenario files")
+    sc = sub.add_parser("scenario", parents=[common], help="run YAML scenario files")
     sc.add_argument("files", nargs="+")
     sc.set_defaults(func=cmd_scenario)
     return p
 
 
 def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _Parser.argv = argv
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = argv
+    from .limits import deep_recursion
     try:
-        return args.func(args)
+        with deep_recursion():          # deeply nested rules: a few Python frames per level
+            return args.func(args)
+    except UsageError as e:
+        print(e.render(), file=sys.stderr)
+        return 2
     except RulespecError as e:
+        _place_on_command_line(e.diagnostics, argv)
         print(e.render(), file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

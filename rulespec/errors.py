@@ -91,6 +91,46 @@ class RulespecError(Exception):
         return "\n".join(d.render() for d in self.diagnostics)
 
 
+# Python exceptions that generated rule code may raise on values it did not expect
+RULE_ERRORS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeError)
+
+
+class RuleFault(RulespecError):
+    """A fault of a pack's rules found while they run: a division by zero (RS301), a limit of
+    rulespec.limits passed (RS305: too much work, recursion too deep...). Raised where the
+    position may not be known; `at(span)` gives it the position of the rule being run, once
+    (the innermost rule that knows its position wins)."""
+
+    def __init__(self, code: str, message: str, span: Span | None = None, hint: str = "",
+                 python_error: BaseException | None = None):
+        span = span or UNKNOWN_SPAN
+        src = source_line_at(span.file, span.line) if span.line else ""
+        super().__init__(Diagnostic(code, message, span, hint, source_line=src))
+        self.python_error = python_error       # the Python exception a rule met, if any
+
+    @classmethod
+    def from_python(cls, e: BaseException, span: Span | None = None, what: str = "a rule") -> "RuleFault":
+        """RS301 for a Python exception met while running a rule's generated code: a value of
+        the wrong type (`player.cities + 1`), a missing key... (the checker's types are
+        gradual: `any` values are checked when the rules run)."""
+        text = str(e)
+        return cls("RS301", f"{what} failed while running: {type(e).__name__}: {text[:200]}", span,
+                   "run `rulespec validate` on the pack; guard the rule so that its values have the types it "
+                   "uses", python_error=e)
+
+    @property
+    def positioned(self) -> bool:
+        return bool(self.first.span.line)
+
+    def at(self, span: Span | None) -> "RuleFault":
+        if span is not None and span.line and not self.positioned:
+            d = self.first
+            d.span = span
+            d.source_line = source_line_at(span.file, span.line)
+            self.args = (self.render(),)
+        return self
+
+
 def split_lines(text: str) -> list[str]:
     """The lines of `text`, split on '\n' only (the way Lark and our spans count lines: a form
     feed, a lone '\r' or '\u2028' does not start a new line). A trailing '\r' (CRLF files) is
@@ -106,7 +146,10 @@ def source_line_at(path: str | Path, line: int, text: str | None = None) -> str:
     counted by '\n' only, like every position in a Span."""
     try:
         if text is None:
-            text = Path(path).read_text(encoding="utf-8", errors="replace")
+            from .sandbox import regular_file_text     # never a link, a pipe or a huge file
+            text = regular_file_text(path)
+            if text is None:
+                return ""
         lines = split_lines(text)
         return lines[line - 1] if 0 < line <= len(lines) else ""
     except (OSError, ValueError):
@@ -149,15 +192,14 @@ def did_you_mean(name: str, candidates) -> str:
     return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
 
 
-def read_source(path: str | Path, bad_utf8_code: str) -> str:
+def read_source(path: str | Path, bad_utf8_code: str, root: Path | None = None) -> str:
     """Read a content file as UTF-8 text. An unreadable path is RS003 (at 1:1 of that file), a
-    file that is not UTF-8 is `bad_utf8_code` at the line and column of the first bad byte."""
+    link leading out of `root` or a file that is not a regular one RS004, a file over the size
+    limit RS005 (rulespec.sandbox); a file that is not UTF-8 is `bad_utf8_code` at the line and
+    column of the first bad byte."""
+    from .sandbox import read_bytes
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise RulespecError(Diagnostic("RS003", f"cannot read file: {e.strerror or e}", Span(str(path), 1, 1),
-                                       "check the path exists and is a readable file")) from None
+    data = read_bytes(path, root=root)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -21,13 +21,17 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ast as A
+from . import limits
 from .errors import Diagnostic, RulespecError, Span, did_you_mean, source_line_at
 from .kinds import KINDS
 from .parser import _run, map_spans, parse_rules_file
+from .sandbox import check_path, inside, pack_files, path_problem, read_bytes, relative_inside
 from .schema import check_schema, data_schema_names
 from .yamldata import YamlDoc, load_yaml_file
 
@@ -112,7 +116,7 @@ class Pack:
             for pid, folder in self.sources:
                 for path in pack_source_files(folder):
                     rel = path.relative_to(folder).as_posix()
-                    entries.append((f"{pid}/{rel}", path.read_bytes().replace(b"\r\n", b"\n")))
+                    entries.append((f"{pid}/{rel}", read_bytes(path, root=folder).replace(b"\r\n", b"\n")))
             h = hashlib.sha256()
             for name, data in sorted(entries):
                 name_b = name.encode("utf-8")
@@ -129,54 +133,106 @@ class Pack:
 
 
 # ------------------------------------------------------------------ locating packs
+PACK_PATH_ENV = "RULESPEC_PACK_PATH"
+_ID = re.compile(r"[a-z][a-z0-9_]*")
+
+
 def bundled_packs() -> dict:
     from content import PACKS_DIR
     return {p.name: p for p in sorted(PACKS_DIR.iterdir()) if (p / "pack.yaml").is_file()}
 
 
-def find_pack(ref: str | Path, relative_to: Path | None = None) -> Path:
-    """A pack folder from an id (bundled pack) or a path; RS020 when neither exists."""
+def search_folders(search_path=None) -> list:
+    """The trusted places where packs are looked up by id, in order: the folders given by the
+    caller (`search_path`: the command line's --pack-path, trusted code naming a base pack),
+    then those of the RULESPEC_PACK_PATH environment variable (separated by os.pathsep). Each
+    is a pack folder itself, or a folder holding pack folders."""
+    out = [Path(p) for p in (search_path or []) if str(p)]
+    out += [Path(p) for p in os.environ.get(PACK_PATH_ENV, "").split(os.pathsep) if p]
+    return [p for p in out if not path_problem(str(p))]
+
+
+def _search(name: str, folders: list) -> Path | None:
+    """The pack `name` (its folder's name) in the trusted folders, else the bundled one."""
+    if not _ID.fullmatch(name):
+        return None
+    for f in folders:
+        if f.name == name and (f / "pack.yaml").is_file():
+            return f.resolve()
+        if (f / name / "pack.yaml").is_file():
+            return (f / name).resolve()
+    return bundled_packs().get(name)
+
+
+def find_in_search_path(pack_id: str, search_path=None) -> Path | None:
+    """The folder of the pack with this id (its folder's name) in the search path
+    (search_folders), else the bundled one, else None. Never a path: an id only."""
+    return _search(str(pack_id), search_folders(search_path))
+
+
+def _trusted_folder(real: Path, folders: list) -> bool:
+    """`real` (resolved) is a pack folder the user trusts: one named in the search path, a
+    pack directly inside a folder of the search path, or a bundled pack."""
+    if not (real / "pack.yaml").is_file():
+        return False
+    from content import PACKS_DIR
+    places = [f.resolve() for f in folders]
+    return real in places or real.parent in places or real.parent == PACKS_DIR
+
+
+def find_pack(ref: str | Path, search_path=None) -> Path:
+    """A pack named by the user (command line, API): a folder holding a pack.yaml (or that
+    pack.yaml itself), or the id of a pack in the search path (search_folders) or bundled.
+    RS020 when none exists; RS005 for a path too long to be one."""
     ref_s = str(ref)
-    candidates = []
-    if relative_to is not None:
-        candidates.append((relative_to / ref_s))
-    candidates.append(Path(ref_s))
-    for c in candidates:
+    check_path(ref_s, Span(ref_s[:80]), "pack")
+    c = Path(ref_s)
+    try:
         if (c / "pack.yaml").is_file():
             return c.resolve()
         if c.is_file() and c.name == "pack.yaml":
             return c.parent.resolve()
+    except OSError:
+        pass
+    found = _search(ref_s, search_folders(search_path))
+    if found is not None:
+        return found
     bundled = bundled_packs()
-    if ref_s in bundled:
-        return bundled[ref_s]
     hint = did_you_mean(ref_s, bundled) or f"bundled packs: {', '.join(bundled)}; or give a folder holding a pack.yaml"
     raise RulespecError(Diagnostic("RS020", f"no pack '{ref_s}' found", Span(ref_s), hint))
 
 
 def pack_source_files(folder: Path) -> list:
     """The files of one pack folder that loading reads: pack.yaml, the YAML data files and the
-    `.rules` files anywhere below it, sorted."""
-    files = {folder / "pack.yaml"} | set(folder.rglob("*.yaml")) | set(folder.rglob("*.rules"))
-    return sorted(f for f in files if f.is_file())
+    `.rules` files anywhere below it, sorted (links to folders are not followed)."""
+    files, _ = pack_files(folder)
+    return sorted({folder / "pack.yaml", *files})
 
 
 # ------------------------------------------------------------------ loading
-def load_pack(ref: str | Path) -> Pack:
+def load_pack(ref: str | Path, search_path=None) -> Pack:
     """Load and resolve a pack and everything it extends. Raises RulespecError with all the
-    problems found (never a Python exception for a content problem)."""
-    pack, errors = load_pack_collecting(ref)
+    problems found (never a Python exception for a content problem).
+
+    A pack reads only the files of its own folder; its `extends:` reaches outside it only to
+    trusted packs: bundled ones, and those of the search path (`search_path`, before the
+    folders of RULESPEC_PACK_PATH). Trusted code that names a base pack explicitly (e.g. a
+    scenario building a temporary overlay whose pack.yaml says `extends: /abs/path/of/base`)
+    passes that folder: `load_pack(overlay, search_path=[base_folder])`."""
+    pack, errors = load_pack_collecting(ref, search_path)
     if errors:
         raise RulespecError(errors)
     return pack
 
 
-def load_pack_collecting(ref: str | Path) -> tuple[Pack | None, list]:
+def load_pack_collecting(ref: str | Path, search_path=None) -> tuple[Pack | None, list]:
     """Like load_pack, but returns (pack, errors) so a validator can go on checking the parts
     that did load. pack is None when nothing usable could be loaded (bad manifest, cycle)."""
     try:
-        folder = find_pack(ref)
-        loader = _Loader()
-        pack = loader.load(folder, [])
+        with limits.deep_recursion():       # deeply nested rules: parsing and copying them
+            folder = find_pack(ref, search_path)
+            loader = _Loader(search_folders(search_path))
+            pack = loader.load(folder, [], folder)
     except RulespecError as e:
         return None, e.diagnostics
     pack.warnings.extend(loader.warnings)
@@ -184,33 +240,85 @@ def load_pack_collecting(ref: str | Path) -> tuple[Pack | None, list]:
 
 
 class _Loader:
-    def __init__(self):
+    def __init__(self, search: list | None = None):
         self.errors: list[Diagnostic] = []
         self.warnings: list[Diagnostic] = []
+        self.search = search or []
+        self.bytes: dict = {}           # pack folder -> bytes read from it (limits.MAX_PACK_BYTES)
 
     def err(self, code, msg, span, hint="", src=None):
         self.errors.append(Diagnostic(code, msg, span, hint,
                                       source_line=src if src is not None else source_line_at(span.file, span.line)))
 
+    def _read(self, reader, path: Path, folder: Path, root: Path):
+        """reader(path, root) for one file of the pack in `folder`, within the pack's byte budget."""
+        try:
+            size = os.stat(path).st_size if path.is_file() else 0
+        except (OSError, ValueError):
+            size = 0
+        spent = self.bytes.get(folder, 0) + size
+        if spent > limits.MAX_PACK_BYTES:
+            raise RulespecError(Diagnostic("RS005", f"the pack's files add up to more than {limits.MAX_PACK_BYTES:,} "
+                                                    f"bytes: {path.name} is not read", Span(str(path), 1, 1),
+                                           "a pack of this size cannot be a set of rules: make it smaller"))
+        self.bytes[folder] = spent
+        return reader(path, root)
+
+    def _base(self, m: dict, manifest: YamlDoc, folder: Path, root: Path, pid: str):
+        """(folder, sandbox root) of the pack that `extends:` names: a pack inside this pack's
+        own folder (a relative path, or a sub-folder named by its name), a pack of the search
+        path or bundled (an id), or a path leading exactly to one of those. RS022 for any
+        other path (absolute, or leading out of the pack); RS021 for an unknown id."""
+        ref_s = str(m["extends"])
+        span = manifest.span(("extends",))
+        src = manifest.source_line(span)
+        check_path(ref_s, span, "extends:")
+        absolute = os.path.isabs(ref_s)
+        try:
+            real = Path(ref_s).resolve() if absolute else (folder / ref_s).resolve()
+        except (OSError, RuntimeError, ValueError):
+            real = None
+        if real is not None and (real / "pack.yaml").is_file():
+            if not absolute and inside(real, root.resolve()):
+                return real, root                # a pack inside this one: the same sandbox
+            if _trusted_folder(real, self.search):
+                return real, real                # exactly a trusted pack: its own sandbox
+        if _ID.fullmatch(ref_s):
+            found = _search(ref_s, self.search)
+            if found is not None:
+                return found, found
+        else:
+            relative_inside(ref_s, folder, root, span, "extends:", src)     # RS022 unless inside
+        bundled = bundled_packs()
+        hint = did_you_mean(ref_s, bundled) or (
+            f"bundled packs: {', '.join(bundled)}; for a pack of your own, add the folder holding it to the search "
+            f"path (--pack-path DIR, or the {PACK_PATH_ENV} environment variable) and write its folder name")
+        raise RulespecError(Diagnostic("RS021", f"pack '{pid}' extends unknown pack '{ref_s}'", span, hint,
+                                       source_line=src))
+
     # -- one pack of the chain
-    def load(self, folder: Path, seen: list) -> Pack:
-        manifest = self._manifest(folder)
+    def load(self, folder: Path, seen: list, root: Path) -> Pack:
+        """Load the pack in `folder` and what it extends. `seen`: [(folder, id)] of the packs
+        that extend it; `root`: the folder it may read (its own, or the pack it lies inside)."""
+        manifest = self._manifest(folder, root)
         m = manifest.data if isinstance(manifest.data, dict) else {}
         pid = str(m.get("id", folder.name))
-        if pid in seen:
-            raise RulespecError(Diagnostic("RS021", f"packs extend each other in a cycle: {' -> '.join(seen + [pid])}",
-                                           manifest.span(("extends",)), "remove one of the `extends:`",
-                                           source_line=manifest.source_line(manifest.span(("extends",)))))
+        span = manifest.span(("extends",))
+        if any(f == folder for f, _ in seen):
+            ids = [i for _, i in seen] + [pid]
+            raise RulespecError(Diagnostic("RS021", f"packs extend each other in a cycle: {' -> '.join(ids)}",
+                                           span, "remove one of the `extends:`", source_line=manifest.source_line(span)))
+        same = [f for f, i in seen if i == pid]
+        if same:        # said at the `extends:` that reached the second pack of that id
+            raise RulespecError(Diagnostic("RS021", f"two packs of the chain have the same id '{pid}' ({same[0]} "
+                                                    f"and {folder}): each pack of a chain needs its own id", self.extends_span,
+                                           "give the variant an id of its own in its pack.yaml",
+                                           source_line=self.extends_src))
         base = None
         if m.get("extends"):
-            try:
-                base_folder = find_pack(m["extends"], folder)
-            except RulespecError as e:
-                span = manifest.span(("extends",))
-                d = e.first
-                raise RulespecError(Diagnostic("RS021", f"pack '{pid}' extends unknown pack '{m['extends']}'", span,
-                                               d.hint, source_line=manifest.source_line(span))) from None
-            base = self.load(base_folder, seen + [pid])
+            base_folder, base_root = self._base(m, manifest, folder, root, pid)
+            self.extends_span, self.extends_src = span, manifest.source_line(span)
+            base = self.load(base_folder, seen + [(folder, pid)], base_root)
         pack = Pack(
             id=pid, name=str(m.get("name", pid)), version=str(m.get("version", "0")),
             description=str(m.get("description", "")),
@@ -222,15 +330,17 @@ class _Loader:
         )
         if base:
             pack.decls = {k: copy.deepcopy(v) for k, v in base.decls.items()}
-        changed = self._load_yaml(pack, folder)
+        files, problems = pack_files(folder)
+        self.errors.extend(problems)
+        changed = self._load_yaml(pack, folder, root, [f for f in files if f.name.endswith(".yaml")])
         # YAML collections are rebuilt from the data files this level replaced or patched
         # (declarations from untouched files keep the changes earlier levels made to them)
         for k in [k for k, d in pack.decls.items() if getattr(d, "yaml_stem", None) in changed]:
             pack.decls.pop(k, None)
         self._yaml_declarations(pack, changed)
-        for path in sorted(folder.rglob("*.rules")):
+        for path in [f for f in files if f.name.endswith(".rules")]:
             try:
-                module = parse_rules_file(path)
+                module = self._read(parse_rules_file, path, folder, root)
             except RulespecError as e:
                 self.errors.extend(e.diagnostics)
                 continue
@@ -239,9 +349,9 @@ class _Loader:
                 self._apply(pack, item, pid)
         return pack
 
-    def _manifest(self, folder: Path) -> YamlDoc:
+    def _manifest(self, folder: Path, root: Path) -> YamlDoc:
         path = folder / "pack.yaml"
-        doc = load_yaml_file(path)
+        doc = self._read(load_yaml_file, path, folder, root)
         if not isinstance(doc.data, dict):
             raise RulespecError(Diagnostic("RS020", "pack.yaml must be a mapping with id, name, version",
                                            Span(str(path), 1, 1), "start the file with `id: my_pack`"))
@@ -253,14 +363,14 @@ class _Loader:
         return doc
 
     # -- YAML data files
-    def _load_yaml(self, pack: Pack, folder: Path) -> set:
+    def _load_yaml(self, pack: Pack, folder: Path, root: Path, paths: list) -> set:
         """Load this level's YAML files into pack.data; returns the stems it changed."""
         known = data_schema_names()
         changed = set()
-        files = sorted(p for p in folder.rglob("*.yaml") if p.name != "pack.yaml")
+        files = sorted(p for p in paths if p.name != "pack.yaml")
         for path in files:
             try:
-                doc = load_yaml_file(path)
+                doc = self._read(load_yaml_file, path, folder, root)
             except RulespecError as e:
                 self.errors.extend(e.diagnostics)
                 continue
@@ -272,6 +382,15 @@ class _Loader:
                     self.err("RS108", f"{path.name} patches data file '{stem}.yaml', which the base pack does not have",
                              Span(str(path), 1, 1), did_you_mean(stem, pack.data) or
                              f"data files in the base: {', '.join(sorted(pack.data)) or 'none'}")
+                    continue
+                if not isinstance(doc.data, dict):
+                    # merged, an empty patch would replace the base file whole: it is refused
+                    span = doc.span(())
+                    what = "is empty" if doc.data is None else f"holds {_type_words(doc.data)}"
+                    self.err("RS100", f"{path.name} {what}: a patch is a mapping of the keys it changes in "
+                                      f"{stem}.yaml", span,
+                             f"write the keys to change (e.g. `{_first_key(pack.data[stem])}: ...`), or delete the "
+                             "file; the base file is kept as it is", src=doc.source_line(span))
                     continue
                 # values taken from the patch keep their positions in the patch file
                 doc_eff = merge_yaml_docs(pack.data[stem], doc)
@@ -521,6 +640,10 @@ def _type_words(x) -> str:
     if isinstance(x, bool):
         return "true/false"
     return f"a {type(x).__name__}"
+
+
+def _first_key(doc: YamlDoc) -> str:
+    return str(next(iter(doc.data), "key")) if isinstance(doc.data, dict) else "key"
 
 
 def _first_word(x) -> str:

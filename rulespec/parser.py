@@ -11,10 +11,11 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast as A
+from . import limits
 from .errors import Diagnostic, RulespecError, Span, read_source, source_line_at, split_lines
 
 GRAMMAR_PATH = Path(__file__).resolve().parent / "grammar.lark"
@@ -371,10 +372,48 @@ class _Kw:
         self.name, self.value = name, value
 
 
+def _limit_error(file, text, meta, message, hint) -> RulespecError:
+    line = getattr(meta, "line", None) or 1
+    col = getattr(meta, "column", None) or 1
+    end_line = getattr(meta, "end_line", None) or 0
+    end_col = getattr(meta, "end_column", None) or 0
+    span = Span(file, line, col, end_line if end_line == line else 0, end_col if end_line == line else 0)
+    return RulespecError(Diagnostic("RS005", message, span, hint, source_line=source_line_at(file, line, text)))
+
+
+def _digits_ok(number: str) -> bool:
+    whole, _, frac = number.partition(".")
+    return len(whole) <= limits.MAX_NUMBER_DIGITS and len(frac) <= limits.MAX_NUMBER_DIGITS
+
+
+def _check_tree(tree: Tree, file: str, text: str):
+    """The size limits of the DSL (rulespec.limits), on the parse tree, without recursion:
+    nesting (expressions and blocks inside each other), the length of names and of numbers.
+    Beyond them a rule is refused with RS005 where it passes the limit."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limits.MAX_NESTING:
+            raise _limit_error(file, text, node.meta, f"the rules are nested more than {limits.MAX_NESTING} levels deep "
+                               "here", "split the expression or block into smaller ones (`let` steps, formulas, procedures)")
+        for c in node.children:
+            if isinstance(c, Tree):
+                stack.append((c, depth + 1))
+            elif isinstance(c, Token):
+                if c.type in ("NAME", "KEY") and len(c.value) > limits.MAX_NAME_CHARS:
+                    raise _limit_error(file, text, c, f"a name of {len(c.value):,} characters (at most "
+                                       f"{limits.MAX_NAME_CHARS})", "use a shorter name")
+                if c.type in ("NUMBER", "QTY") and not _digits_ok(c.value.split()[0]):
+                    raise _limit_error(file, text, c, f"a number of {len(c.value.split()[0]):,} digits (at most "
+                                       f"{limits.MAX_NUMBER_DIGITS})", "write a smaller number")
+
+
 def _run(text: str, file: str, start: str):
     try:
         tree = _lark().parse(text, start=start)
-        return _ToAst(file).transform(tree)
+        _check_tree(tree, file, text)
+        with limits.deep_recursion():
+            return _ToAst(file).transform(tree)
     except UnexpectedInput as e:
         raise _syntax_error(e, file, text) from None
     except VisitError as e:
@@ -398,9 +437,11 @@ def parse_expr(text: str, file: str = "<string>", line: int = 1, column: int = 1
     return expr
 
 
-def parse_rules_file(path: str | Path) -> A.Module:
+def parse_rules_file(path: str | Path, root: Path | None = None) -> A.Module:
+    """A `.rules` file read as untrusted input (rulespec.sandbox): a regular file within the
+    size limit, inside `root` when given."""
     path = Path(path)
-    return parse_rules(read_source(path, "RS011"), str(path))
+    return parse_rules(read_source(path, "RS011", root), str(path))
 
 
 def _shift_spans(node, dline: int, dcol: int) -> None:

@@ -21,8 +21,8 @@ def schema_names() -> list[str]:
     return sorted(p.name.removesuffix(".schema.json") for p in SCHEMA_DIR.glob("*.schema.json"))
 
 
-# schemas of files that are not pack data: the manifest (pack.yaml) and scenario files
-NOT_PACK_DATA = {"pack", "scenario"}
+# schemas of files that are not pack data: the manifest (pack.yaml), scenario files, game logs
+NOT_PACK_DATA = {"pack", "scenario", "log"}
 
 
 def data_schema_names() -> set[str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from . import limits
 from .errors import Diagnostic, LineIndex, RulespecError, Span, read_source, source_line_at
 
 Path_ = tuple
@@ -156,8 +157,81 @@ def _align_space(vrun: str, srun: str, base: int) -> list:
     return [max(base, base + len(srun) - (k - t)) for t in range(k)]
 
 
+class _TooMuch(Exception):
+    """A YAML limit was passed at `mark` (rulespec.limits): too many values, or too deep."""
+
+    def __init__(self, message: str, hint: str, mark=None):
+        super().__init__(message)
+        self.message, self.hint, self.mark = message, hint, mark
+
+
+_NODES_HINT = ("a YAML file holds at most {:,} values, aliases (`*name`) counted each time they "
+               "are used: write the data out, or split the file")
+
+
 class _Loader(yaml.SafeLoader):
-    pass
+    """PyYAML's safe loader, with the limits of rulespec.limits while composing: at most
+    MAX_YAML_NODES nodes, nested at most MAX_YAML_DEPTH deep, and merge keys (`<<: *a`) that
+    cannot multiply a mapping beyond MAX_YAML_NODES entries."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.composed = 0
+        self.depth = 0
+
+    def compose_node(self, parent, index):
+        self.composed += 1
+        if self.composed > limits.MAX_YAML_NODES:
+            raise _TooMuch(f"this YAML file holds more than {limits.MAX_YAML_NODES:,} values",
+                           _NODES_HINT.format(limits.MAX_YAML_NODES), self.peek_event().start_mark)
+        self.depth += 1
+        try:
+            if self.depth > limits.MAX_YAML_DEPTH:
+                raise _TooMuch(f"YAML nested more than {limits.MAX_YAML_DEPTH} levels deep",
+                               "flatten the data", self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def flatten_mapping(self, node):
+        """SafeConstructor.flatten_mapping (merge keys), bounded: each merge checks the size of
+        the mapping it would build before building it."""
+        merge = []
+        index = 0
+        while index < len(node.value):
+            key_node, value_node = node.value[index]
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                del node.value[index]
+                if isinstance(value_node, yaml.MappingNode):
+                    self.flatten_mapping(value_node)
+                    parts = [value_node.value]
+                elif isinstance(value_node, yaml.SequenceNode):
+                    parts = []
+                    for subnode in value_node.value:
+                        if not isinstance(subnode, yaml.MappingNode):
+                            raise yaml.constructor.ConstructorError(
+                                "while constructing a mapping", node.start_mark,
+                                f"expected a mapping for merging, but found {subnode.id}", subnode.start_mark)
+                        self.flatten_mapping(subnode)
+                        parts.append(subnode.value)
+                    parts.reverse()
+                else:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"expected a mapping or list of mappings for merging, but found {value_node.id}",
+                        value_node.start_mark)
+                for part in parts:
+                    if len(merge) + len(part) + len(node.value) > limits.MAX_YAML_NODES:
+                        raise _TooMuch(f"merge keys (`<<:`) make this mapping larger than {limits.MAX_YAML_NODES:,} "
+                                       "entries", _NODES_HINT.format(limits.MAX_YAML_NODES), node.start_mark)
+                    merge.extend(part)
+            elif key_node.tag == "tag:yaml.org,2002:value":
+                key_node.tag = "tag:yaml.org,2002:str"
+                index += 1
+            else:
+                index += 1
+        if merge:
+            node.value = merge + node.value
 
 
 class _Positions:
@@ -192,11 +266,38 @@ def _hashable(x) -> bool:
     return True
 
 
-def _construct(loader: yaml.SafeLoader, node, path, doc: YamlDoc, pos: _Positions, text: str, depth=0):
+def _scalar(loader, node, pos: _Positions, file: str, text: str):
+    """construct_object for a scalar (or a key), within the limits: an integer of more than
+    MAX_YAML_INT_CHARS characters is RS005 (Python refuses to even read one of 4,300 digits),
+    a value PyYAML cannot build (`2001-02-30` read as a date) is RS001 at its position."""
+    if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:int" \
+            and len(node.value) > limits.MAX_YAML_INT_CHARS:
+        span = pos.span(node.start_mark, node.end_mark)
+        raise RulespecError(Diagnostic(
+            "RS005", f"a number of {len(node.value):,} characters (at most {limits.MAX_YAML_INT_CHARS})", span,
+            "write a smaller number (or quote it to make it a text)",
+            source_line=source_line_at(file, span.line, text)))
+    try:
+        return loader.construct_object(node, deep=True)
+    except (ValueError, TypeError, OverflowError) as e:
+        span = pos.span(node.start_mark, node.end_mark)
+        raise RulespecError(Diagnostic("RS001", f"cannot read this YAML value: {e}", span,
+                                       "quote it to make it a text", source_line=source_line_at(file, span.line, text))) from None
+
+
+def _construct(loader: yaml.SafeLoader, node, path, doc: YamlDoc, pos: _Positions, text: str, depth=0, count=None):
     file = doc.file
     span = pos.span(node.start_mark, node.end_mark)
     doc.spans[path] = span
-    if depth > 200:
+    if count is None:
+        count = [0]
+    count[0] += 1
+    if count[0] > limits.MAX_YAML_NODES:
+        raise RulespecError(Diagnostic("RS005", f"this YAML file expands to more than {limits.MAX_YAML_NODES:,} values "
+                                                "(aliases counted each time they are used)", span,
+                                       _NODES_HINT.format(limits.MAX_YAML_NODES),
+                                       source_line=source_line_at(file, span.line, text)))
+    if depth > limits.MAX_YAML_DEPTH:
         raise RulespecError(Diagnostic("RS001", "YAML nested too deeply", span,
                                        "flatten the data; a recursive alias (`&a [*a]`) is not allowed",
                                        source_line=source_line_at(file, span.line, text)))
@@ -204,7 +305,8 @@ def _construct(loader: yaml.SafeLoader, node, path, doc: YamlDoc, pos: _Position
         out = {}
         loader.flatten_mapping(node)            # `<<: *defaults` merge keys
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
+            count[0] += 1
+            key = _scalar(loader, key_node, pos, file, text)
             if isinstance(key, list):
                 key = tuple(key)
             kspan = pos.span(key_node.start_mark, key_node.end_mark)
@@ -219,11 +321,12 @@ def _construct(loader: yaml.SafeLoader, node, path, doc: YamlDoc, pos: _Position
                     "each key may appear once in a mapping; merge or rename the duplicates",
                     source_line=source_line_at(file, kspan.line, text)))
             doc.key_spans[path + (key,)] = kspan
-            out[key] = _construct(loader, value_node, path + (key,), doc, pos, text, depth + 1)
+            out[key] = _construct(loader, value_node, path + (key,), doc, pos, text, depth + 1, count)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_construct(loader, item, path + (i,), doc, pos, text, depth + 1) for i, item in enumerate(node.value)]
-    value = loader.construct_object(node, deep=True)
+        return [_construct(loader, item, path + (i,), doc, pos, text, depth + 1, count)
+                for i, item in enumerate(node.value)]
+    value = _scalar(loader, node, pos, file, text)
     if isinstance(value, str) and isinstance(node, yaml.ScalarNode):
         doc.scalars[path] = (file, node.start_mark.index, node.end_mark.index, node.style)
     return value
@@ -240,6 +343,10 @@ def load_yaml_text(text: str, file: str) -> YamlDoc:
             doc.data = None if node is None else _construct(loader, node, (), doc, pos, text)
         finally:
             loader.dispose()
+    except _TooMuch as e:
+        span = pos.span(e.mark)
+        raise RulespecError(Diagnostic("RS005", e.message, span, e.hint,
+                                       source_line=source_line_at(file, span.line, text))) from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         span = pos.span(mark)
@@ -264,6 +371,8 @@ def load_yaml_text(text: str, file: str) -> YamlDoc:
     return doc
 
 
-def load_yaml_file(path: str | Path) -> YamlDoc:
+def load_yaml_file(path: str | Path, root: Path | None = None) -> YamlDoc:
+    """A YAML file read as untrusted input (rulespec.sandbox): a regular file within the size
+    limit, inside `root` when given."""
     path = Path(path)
-    return load_yaml_text(read_source(path, "RS001"), str(path))
+    return load_yaml_text(read_source(path, "RS001", root), str(path))

@@ -1,12 +1,20 @@
 """Shared test helpers: build small packs in temporary folders."""
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from ci_budget import Budget, enforced
+
+# The test packs extend each other (`extends: minimal`, `extends: ../../minimal`): a pack reads
+# only its own folder, and `extends:` reaches the trusted packs of the search path (docs/
+# validator.md, RS022). tests/packs is in it for every test, and for the CLI they run.
+PACKS = Path(__file__).resolve().parent / "packs"
+_old = os.environ.get("RULESPEC_PACK_PATH")
+os.environ["RULESPEC_PACK_PATH"] = str(PACKS) + (os.pathsep + _old if _old else "")
 
 _budget = None
 

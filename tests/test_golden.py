@@ -97,11 +97,13 @@ def test_the_content_hash_covers_the_pack_and_its_base_wherever_they_are(tmp_pat
     for f in (tmp_path / "there").rglob("*"):
         if f.is_file():
             f.write_bytes(f.read_bytes().replace(b"\n", b"\r\n"))
-    assert load_pack(tmp_path / "there" / "minimal_overlay").content_hash() == overlay
+    # (a copy's `extends: minimal` finds the copy beside it: its folder is in the search path)
+    there = [tmp_path / "there"]
+    assert load_pack(tmp_path / "there" / "minimal_overlay", search_path=there).content_hash() == overlay
     # one more byte in one file of the base (a comment: the same rules) changes the overlay's hash
     rules = tmp_path / "here" / "minimal" / "rules" / "game.rules"
     rules.write_text(rules.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
-    changed = load_pack(tmp_path / "here" / "minimal_overlay")
+    changed = load_pack(tmp_path / "here" / "minimal_overlay", search_path=[tmp_path / "here"])
     assert changed.content_hash() != overlay and changed.chain == ["minimal", "minimal_overlay"]
     # the bundled overlay covers its base's files too
     assert engine_for("wars_of_italy").pack.content_hash() != engine_for("base_3to5").pack.content_hash()

@@ -67,6 +67,13 @@ def overlay(extra: dict) -> dict:
     return files
 
 
+@pytest.fixture(autouse=True)
+def search_path(tmp_path, monkeypatch):
+    """The packs of a test extend each other (`extends: ../base`): their folder is in the
+    search path, as a user configures it (RULESPEC_PACK_PATH), so `extends:` may reach them."""
+    monkeypatch.setenv("RULESPEC_PACK_PATH", str(tmp_path))
+
+
 @pytest.fixture
 def base(make_pack):
     return make_pack("base", BASE)

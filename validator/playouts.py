@@ -11,7 +11,7 @@ import os
 import tempfile
 import traceback
 
-from rulespec.errors import Diagnostic, RulespecError, Span
+from rulespec.errors import Diagnostic, RuleFault, RulespecError, Span, source_line_at
 
 
 def _log_dir() -> str:
@@ -36,8 +36,10 @@ def playout(engine, players: int, seed: int, max_moves: int = 100_000):
             write_log(path, engine, state["players"] if state else [], seed, {}, record)
         except Exception:
             path = "(no log)"
+        # the log stops where the game failed: it has no final line
         return Diagnostic(code, f"{players} players, seed {seed}: {msg}", span or pack_span,
-                          f"replay with `rulespec replay {path}`" + hint)
+                          f"replay with `rulespec replay {path} --allow-truncated --pack {engine.pack.root}`" + hint,
+                          source_line=source_line_at(span.file, span.line) if span is not None and span.line else "")
 
     try:
         state = engine.new_game(players, seed)
@@ -60,8 +62,10 @@ def playout(engine, players: int, seed: int, max_moves: int = 100_000):
         if state.get("unfinished"):
             return fail("RS304", f"the game did not end within {engine.rs.game.get('max_years')} years",
                         _bound_span(engine), "; if long games are intended, raise `max_years` here"), record, state
+    except RuleFault as e:          # a fault of the rules (division by zero, a limit): where it is
+        return fail(e.code, e.first.message, e.span if e.span.line else None, "; " + e.first.hint), record, state
     except RulespecError as e:
-        return fail("RS301", e.first.message), record, state
+        return fail("RS301", e.first.message, e.span if e.span.line else None), record, state
     except Exception as e:      # an engine bug: report it as a finding, never crash the validator
         tb = traceback.format_exception_only(type(e), e)[-1].strip()
         return fail("RS301", f"the engine raised {tb}"), record, state

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from rulespec import ast as A
 
 from rulespec.checker import check_pack
-from rulespec.errors import Diagnostic, RulespecError, source_line_at
+from rulespec import limits
+from rulespec.errors import Diagnostic, RuleFault, RulespecError, source_line_at
 from rulespec.pack import Pack, load_pack_collecting
 
 # kinds whose declarations must be referenced somewhere to be useful
@@ -37,22 +38,28 @@ class Report:
         return [d for d in self.diagnostics if d.severity == "warning"]
 
 
-def validate_pack(ref) -> Report:
+def validate_pack(ref, search_path=None) -> Report:
+    """Every static check of a pack, then, when they pass, what `play` runs first: the setup
+    and a first decision at each player count (check_game_starts). search_path: where
+    `extends:` finds base packs by id (rulespec.pack.load_pack)."""
     report = Report(str(ref))
-    pack, errors = load_pack_collecting(ref)
-    report.diagnostics.extend(errors)
-    if pack is None:
-        return report
-    report.pack = pack
-    report.diagnostics.extend(pack.warnings)
-    diags, referenced = check_pack(pack)
-    report.diagnostics.extend(diags)
-    report.diagnostics.extend(check_map_data(pack))
-    report.diagnostics.extend(check_components(pack))
-    report.diagnostics.extend(check_unused(pack, referenced))
-    report.diagnostics.extend(check_playout_hints(pack))
-    if not report.errors:
-        report.diagnostics.extend(check_constraints_at_setup(pack))
+    with limits.deep_recursion():
+        pack, errors = load_pack_collecting(ref, search_path)
+        report.diagnostics.extend(errors)
+        if pack is None:
+            return report
+        report.pack = pack
+        report.diagnostics.extend(pack.warnings)
+        diags, referenced = check_pack(pack)
+        report.diagnostics.extend(diags)
+        report.diagnostics.extend(check_map_data(pack))
+        report.diagnostics.extend(check_components(pack))
+        report.diagnostics.extend(check_unused(pack, referenced))
+        report.diagnostics.extend(check_playout_hints(pack))
+        if not report.errors:
+            report.diagnostics.extend(check_constraints_at_setup(pack))
+        if not report.errors:
+            report.diagnostics.extend(check_game_starts(pack))
     report.diagnostics.sort(key=lambda d: (d.severity != "error", d.span.file, d.span.line, d.span.column))
     return report
 
@@ -199,6 +206,10 @@ def check_constraints_at_setup(pack: Pack) -> list:
             for p in players:
                 try:
                     ok = c["check"](rt, {"player": p})
+                except RuleFault as e:       # a division by zero, a limit passed: said where
+                    d = c["decl"]
+                    out.append(e.at(d.fields["check"].span if "check" in d.fields else d.span).first)
+                    break
                 except Exception as e:       # a formula that cannot even be evaluated
                     ok, why = False, f" (evaluating it failed: {type(e).__name__})"
                 else:
@@ -211,4 +222,50 @@ def check_constraints_at_setup(pack: Pack) -> list:
                                           "a constraint must hold in every legal position, starting with setup",
                                           source_line=source_line_at(span.file, span.line)))
                     break
+    return out
+
+
+def check_game_starts(pack: Pack, seed: int = 0) -> list:
+    """What `rulespec play` runs first, run here, so that a pack that validates clean starts:
+    at each player count of the pack, the setup (new_game) and its first decision (the first
+    legal move, applied with every constraint checked). A pack with no map, setup or game is a
+    library for other packs: nothing to start. Findings: RS301 (the game cannot start, a rule
+    fails or refuses the first legal move), RS305 (a limit passed), RS303 (no legal move
+    before the game ended), RS123 (no setup for a player count the pack names)."""
+    if "setup" not in pack.data or "map" not in pack.data or not pack.of_kind("game"):
+        return []
+    from interpreter.api import Engine, IllegalMove
+    from rulespec.errors import Span
+    try:
+        engine = Engine(pack)
+    except RulespecError as e:
+        return e.diagnostics
+    here = Span(str(pack.root / "pack.yaml"), 1, 1)
+    out = []
+    for n in pack.players:
+        try:
+            state = engine.new_game(n, seed)
+            legal = engine.legal_moves(state)
+            if not legal and not engine.is_over(state):
+                pend = state["vm"]["pending"] or {}
+                out.append(Diagnostic("RS303", f"{n} players: no legal move at the first decision "
+                                               f"({pend.get('prompt') or pend.get('kind')}, rule at {pend.get('at')})",
+                                      here, "add a way to go on (an option with no steps, `optional`)"))
+                continue
+            if legal:
+                engine.apply(state, legal[0])
+        except IllegalMove as e:
+            out.append(Diagnostic("RS301", f"{n} players: the first legal move '{e.move}' is refused: {e.reason}",
+                                  e.rule_span if e.rule_span and e.rule_span.line else here,
+                                  "the rules offer a move they then refuse: filter it out where it is offered",
+                                  source_line=source_line_at(e.rule_span.file, e.rule_span.line) if e.rule_span else ""))
+        except RulespecError as e:
+            for d in e.diagnostics:
+                if not d.message.startswith(f"{n} players"):
+                    d.message = f"{n} players: {d.message}"
+                if not d.span.line:
+                    d.span = here
+                out.append(d)
+        if out:         # the other player counts most likely fail the same way: fix this first
+            break
     return out
