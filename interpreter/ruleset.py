@@ -11,6 +11,7 @@ from functools import cached_property
 from rulespec import ast as A
 from rulespec import limits
 from rulespec.checker import Checker
+from rulespec.errors import Diagnostic, RulespecError, source_line_at
 from rulespec.pack import Decl, Pack
 
 from . import costs
@@ -184,10 +185,23 @@ class Ruleset:
     def _k_symbol(self, d):
         self.symbols[d.id] = {"storable": bool(self.static(d, "storable", False)), "name": d.title or d.id}
 
+    def _copies(self, d: Decl) -> int:
+        """How many copies of a card or tile the box holds (limits.MAX_COPIES at most: each one
+        is a thing of the game state, so a pack cannot make the state huge)."""
+        n = self.static(d, "copies", 1)
+        n = int(n or 1) if isinstance(n, (int, float)) and not isinstance(n, bool) else 1
+        if n > limits.MAX_COPIES:
+            fv = d.fields.get("copies")
+            span = fv.span if fv is not None else d.span
+            raise RulespecError(Diagnostic("RS005", f"{n:,} copies of {d.kind} '{d.id}' (at most "
+                                                    f"{limits.MAX_COPIES:,})", span, "a box holds a few copies of a card",
+                                           source_line=source_line_at(span.file, span.line)))
+        return n
+
     def _item(self, d: Decl) -> dict:
         return {
             "id": d.id, "name": d.title or d.id, "type": self.static(d, "type"),
-            "copies": int(self.static(d, "copies", 1) or 1),
+            "copies": self._copies(d),
             "cost": self.fn(d, "cost"), "action": self.static(d, "action"),
             "action_args": {}, "bottom": self.symbols_of(d),
             "pp": self.fn(d, "pp", default=_const(0)), "agent": bool(self.static(d, "agent", False)),

@@ -181,6 +181,13 @@ class Checker:
                       "expected one of: " + ", ".join(ftype[5:].split("|")))
         if ftype in ("int", "number") and isinstance(v, (int, float)) and v < 0:
             self.diag("RS109", f"field '{fv.name}' cannot be negative ({v})", fv.span, "use 0 or more")
+        self.check_copies(fv.name, v, fv.span)
+
+    def check_copies(self, fname, v, span):
+        """Each copy of a card or tile is a thing of the game state: their number is bounded."""
+        if fname == "copies" and isinstance(v, (int, float)) and not isinstance(v, bool) and v > limits.MAX_COPIES:
+            self.diag("RS005", f"{v:,} copies (at most {limits.MAX_COPIES:,} of one card or tile)", span,
+                      "a box holds a few copies of a card")
 
     def check_value(self, v, ftype: str, env: dict, fname: str):
         if ftype.startswith("ref:"):
@@ -216,6 +223,8 @@ class Checker:
                 self.diag("RS109", f"field '{fname}' cannot be negative (-{v.operand.value})", v.span, "use 0 or more")
             if isinstance(v, A.Num) and v.value < 0:
                 self.diag("RS109", f"field '{fname}' cannot be negative ({v.value})", v.span, "use 0 or more")
+            if isinstance(v, A.Num):
+                self.check_copies(fname, v.value, v.span)
         if not _compatible(t, expected):
             self.diag("RS106", f"field '{fname}' must be {_words(expected)}, but this is {_words(t)}", v.span,
                       _type_hint(expected))

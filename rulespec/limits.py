@@ -27,6 +27,7 @@ MAX_YAML_INT_CHARS = 18           # digits of an integer written in YAML
 MAX_NESTING = 500                 # nested expressions and blocks in one declaration
 MAX_NAME_CHARS = 100              # a name (identifier)
 MAX_NUMBER_DIGITS = 15            # digits of a number written in a rule
+MAX_COPIES = 1_000                # copies of one card or tile (each is a thing of the game state)
 
 # ---------------------------------------------------------------- evaluation (RS305)
 WORK_BUDGET = 1_000_000           # formula calls, elements iterated by comprehensions, ranges and

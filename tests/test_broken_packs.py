@@ -11,7 +11,7 @@
 
 Most cases are overlays (`extends: ../../minimal`) that add one file with the problem, marked
 with a `# <- RSxxx` comment on the offending line. The valid packs tests/packs/minimal,
-minimal_map and minimal_overlay must validate with no errors and no warnings.
+minimal_map, minimal_overlay and fuzz_base must validate with no errors and no warnings.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 PACKS = TESTS / "packs"
 BROKEN = PACKS / "broken"
-VALID_PACKS = ["minimal", "minimal_map", "minimal_overlay"]
+VALID_PACKS = ["minimal", "minimal_map", "minimal_overlay", "fuzz_base"]
 
 # every code of docs/validator.md that a pack folder can trigger
 ALL_CODES = ["RS001", "RS002", "RS003", "RS010", "RS011", "RS020", "RS021", "RS100", "RS101", "RS102",
