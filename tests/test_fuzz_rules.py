@@ -231,8 +231,8 @@ EDGE_CASES = [
     pytest.param("\ufeffcard x {}", ("RS011", 1, 1), id="byte-order-mark"),
     pytest.param("card x {}\r\n", (PARSES, 1), id="crlf"),
     pytest.param("card x { pp: " + "(" * 2000 + "1" + ")" * 2000 + " }", (PARSES, 1), id="2000-parentheses"),
-    pytest.param("card x { pp: " + "-" * 3000 + "1 }", ("RS010", "nested too deeply"), id="3000-unary-minus"),
-    pytest.param("card x { pp: " + " + ".join(["1"] * 3000) + " }", ("RS010", "nested too deeply"), id="3000-term-sum"),
+    pytest.param("card x { pp: " + "-" * 3000 + "1 }", ("RS005", "nested more than 500 levels"), id="3000-unary-minus"),
+    pytest.param("card x { pp: " + " + ".join(["1"] * 3000) + " }", ("RS005", "nested more than 500 levels"), id="3000-term-sum"),
 ]
 
 
