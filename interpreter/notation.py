@@ -24,34 +24,31 @@ _NUMBER = re.compile(r"^-?\d+$")
 _COST_PART = re.compile(r"^(?P<n>\d+) (?P<sym>[A-Za-z_]\w*)$")
 
 
-def _strings(value, out: set):
-    """Every string inside plain data (keys and values) or a syntax tree (dataclass nodes)."""
-    if isinstance(value, str):
-        out.add(value)
-    elif isinstance(value, dict):
+def _walk(value, visit):
+    """Call visit(x) on every value inside plain data (keys and values) or a syntax tree
+    (dataclass nodes, their source positions left out)."""
+    visit(value)
+    if isinstance(value, dict):
         for k, v in value.items():
-            _strings(k, out)
-            _strings(v, out)
+            _walk(k, visit)
+            _walk(v, visit)
     elif isinstance(value, (list, tuple, set)):
         for v in value:
-            _strings(v, out)
+            _walk(v, visit)
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):
             if f.name != "span":
-                _strings(getattr(value, f.name), out)
+                _walk(getattr(value, f.name), visit)
 
 
-def _option_labels(value, out: set):
-    """The labels of every `either` option in a syntax tree, as ("option", label)."""
-    if isinstance(value, Option):
-        out.add(("option", value.label))
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            _option_labels(v, out)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        for f in dataclasses.fields(value):
-            if f.name != "span":
-                _option_labels(getattr(value, f.name), out)
+def _collect(names: set):
+    """A visitor adding every string, and every `either` option's label as ("option", label)."""
+    def visit(x):
+        if isinstance(x, str):
+            names.add(x)
+        elif isinstance(x, Option):
+            names.add(("option", x.label))
+    return visit
 
 
 def pack_names(pack) -> set:
@@ -63,10 +60,9 @@ def pack_names(pack) -> set:
         for (_, key) in decl.blocks:
             names.add(str(key))
     for doc in pack.data.values():
-        _strings(doc.data, names)
+        _walk(doc.data, _collect(names))
     for module in pack.modules:
-        _strings(module, names)
-        _option_labels(module, names)
+        _walk(module, _collect(names))
     return names
 
 

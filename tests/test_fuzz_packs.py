@@ -250,6 +250,12 @@ def _paths(data, prefix=()):
 def mutated_yaml(draw):
     name = draw(st.sampled_from(sorted(YAML_FILES)))
     data = yaml.safe_load(YAML_FILES[name].read_text(encoding="utf-8"))
+    _mutate(draw, data, ODD_VALUES)
+    return name, yaml.safe_dump(data, sort_keys=False)
+
+
+def _mutate(draw, data, values):
+    """One to three changes at random paths of plain data: a key dropped or a value replaced."""
     for _ in range(draw(st.integers(1, 3))):
         paths = [p for p in _paths(data) if p]
         if not paths:
@@ -261,10 +267,7 @@ def mutated_yaml(draw):
         if draw(st.booleans()) and isinstance(parent, dict):
             parent.pop(path[-1], None)
         else:
-            parent[path[-1]] = draw(ODD_VALUES)
-        if not isinstance(data, (dict, list)):
-            break
-    return name, yaml.safe_dump(data, sort_keys=False)
+            parent[path[-1]] = draw(values)
 
 
 @settings(max_examples=300 if CI else 40, deadline=None, suppress_health_check=HEALTH)
@@ -300,19 +303,8 @@ SCENARIO = {
 @st.composite
 def mutated_scenario(draw):
     data = yaml.safe_load(yaml.safe_dump(SCENARIO))
-    for _ in range(draw(st.integers(1, 3))):
-        paths = [p for p in _paths(data) if p]
-        if not paths:
-            break
-        path = draw(st.sampled_from(paths))
-        parent = data
-        for part in path[:-1]:
-            parent = parent[part]
-        if draw(st.booleans()) and isinstance(parent, dict):
-            parent.pop(path[-1], None)
-        else:
-            parent[path[-1]] = draw(st.one_of(ODD_VALUES, st.sampled_from(["option Gain", "red", "p.red.florins",
-                                                                           "../x", "/etc", "fuzz_base"])))
+    _mutate(draw, data, st.one_of(ODD_VALUES, st.sampled_from(["option Gain", "red", "p.red.florins",
+                                                               "../x", "/etc", "fuzz_base"])))
     return yaml.safe_dump(data, sort_keys=False)
 
 
