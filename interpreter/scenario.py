@@ -263,6 +263,23 @@ def scenario_pack(path, doc, search_path=None) -> Path:
                                    "scenario's folder holding a pack.yaml", source_line=src))
 
 
+_ENGINES: dict = {}
+
+
+def _engine(base: Path, search_path) -> "Engine":
+    """One compiled pack per folder for all the scenarios of a run (compiling the base pack
+    takes longer than most scenarios; an engine plays any number of games, and its constraint
+    checker is right for any state it is given). A scenario with an overlay gets its own."""
+    from .api import Engine
+    from rulespec.pack import load_pack
+    key = (str(base), tuple(str(p) for p in search_path or ()))
+    if key not in _ENGINES:
+        if len(_ENGINES) >= 8:
+            _ENGINES.clear()
+        _ENGINES[key] = Engine(load_pack(base, search_path))
+    return _ENGINES[key]
+
+
 def run_scenario(path, search_path=None) -> Outcome:
     from .api import IllegalMove, Engine
     from rulespec.pack import load_pack
@@ -270,8 +287,8 @@ def run_scenario(path, search_path=None) -> Outcome:
     data = doc.data
     out = Outcome(str(path), str(data["name"]))
     base = scenario_pack(path, doc, search_path)
-    engine = Engine(_with_overlay(base, data["overlay"], doc, search_path) if data.get("overlay")
-                    else load_pack(base, search_path))
+    engine = (Engine(_with_overlay(base, data["overlay"], doc, search_path)) if data.get("overlay")
+              else _engine(base, search_path))
     state = engine.new_game(data.get("players", 3), int(data.get("seed", 0)), data.get("options"))
     if data.get("ask_forced"):
         state["vm"]["ask_forced"] = True
