@@ -140,25 +140,31 @@ class Engine:
         somewhere inside the rules."""
         why = state_problem(state, self.rs)
         if why:
-            raise RulespecError(Diagnostic("RS404", f"not a game state of pack '{self.pack.id}': {why}",
-                                           Span("<state>"), "pass a state returned by new_game or apply (or a JSON "
-                                           "copy of one), unchanged"))
+            raise self._not_a_state(why)
 
-    def legal_moves(self, state) -> list:
+    def _not_a_state(self, why: str) -> RulespecError:
+        return RulespecError(Diagnostic("RS404", f"not a game state of pack '{self.pack.id}': {why}", Span("<state>"),
+                                        "pass a state returned by new_game or apply (or a JSON copy of one), unchanged"))
+
+    def _guarded(self, read, state):
+        """read(state) for a state checked first; a damaged state that fails inside it is
+        RS404 too (see _bad_state)."""
         self.check_state(state)
         try:
-            return self._legal_moves(state)
+            return read(state)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
             self._bad_state(state, e)
             raise
+
+    def legal_moves(self, state) -> list:
+        return self._guarded(self._legal_moves, state)
 
     def _bad_state(self, state, e):
         """After an unexpected exception: RS404 if the state is damaged deeper than
         check_state looks (state_problem(deep=True)); otherwise the caller's own error."""
         why = state_problem(state, self.rs, deep=True)
         if why:
-            raise RulespecError(Diagnostic("RS404", f"not a game state of pack '{self.pack.id}': {why}",
-                                           Span("<state>"), "pass a state returned by new_game or apply, unchanged")) from e
+            raise self._not_a_state(why) from e
 
     def _legal_moves(self, state) -> list:
         pending = state["vm"]["pending"]
@@ -235,12 +241,7 @@ class Engine:
         return bool(state.get("over"))
 
     def scores(self, state) -> dict:
-        self.check_state(state)
-        try:
-            return self._scores(state)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
-            self._bad_state(state, e)
-            raise
+        return self._guarded(self._scores, state)
 
     def _scores(self, state) -> dict:
         rt = self.runtime(state)
