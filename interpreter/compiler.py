@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from rulespec import ast as A
 from rulespec import limits
-from rulespec.errors import Diagnostic, RuleFault, RulespecError, Span
+from rulespec import prompts
+from rulespec.errors import UNKNOWN_SPAN, Diagnostic, RuleFault, RulespecError, Span
 from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS
 
 from . import costs
@@ -305,6 +306,34 @@ class Compiler:
         self._exec(code, "comprehension")
         return f"{name}(rt, {env})", "set:" + etype
 
+    # ------------------------------------------------------------ prompt templates
+    def text(self, template: str):
+        """A prompt or option label: the plain text, or, when it names formulas (`{name}`,
+        rulespec.prompts), a function f(rt, env) -> text. Split here, once; the checker has
+        reported malformed templates and unknown names (RS010, RS105, RS107)."""
+        if not template or not prompts.has_fields(template):
+            return template
+        try:
+            parts = prompts.split(template)
+        except prompts.TemplateError as e:
+            raise RulespecError(Diagnostic("RS010", f"prompt {template!r}: {e}", UNKNOWN_SPAN,
+                                           "run `rulespec validate` for details"))
+        if all(p[0] == "text" for p in parts):
+            return "".join(p[1] for p in parts)
+        parts = tuple(p[:2] for p in parts)
+
+        def render(rt, env, _parts=parts):
+            out = []
+            for kind, v in _parts:
+                if kind == "text":
+                    out.append(v)
+                else:       # the formula's parameters: the variables of the same name
+                    params = rt.rs.formulas[v]["params"]
+                    kw = {p: env[p] for p, _ in params if p in env}
+                    out.append(prompts.show_value(rt.formula(v, [], kw, env)))
+            return "".join(out)
+        return render
+
     # ------------------------------------------------------------ statements
     def block(self, b: A.Block, scope: dict) -> int:
         scope = dict(scope)
@@ -340,17 +369,17 @@ class Compiler:
                 return (FOR, sp, s.var, it, where, body)
             up_to = self.fn(s.up_to, scope) if s.up_to is not None else None
             by = self.fn(s.by, scope) if s.by is not None else None
-            return (CHOOSE, sp, s.var, it, where, body, up_to, by, s.prompt)
+            return (CHOOSE, sp, s.var, it, where, body, up_to, by, self.text(s.prompt))
         if t is A.Repeat:
             return (REPEAT, sp, self.fn(s.count, scope), self.block(s.body, scope))
         if t is A.OptionalStmt:
             by = self.fn(s.by, scope) if s.by is not None else None
-            return (OPTIONAL, sp, s.prompt, by, self.block(s.body, scope))
+            return (OPTIONAL, sp, self.text(s.prompt), by, self.block(s.body, scope))
         if t is A.Either:
             by = self.fn(s.by, scope) if s.by is not None else None
-            opts = [(o.label, self.fn(o.where, scope) if o.where is not None else None, self.block(o.body, scope))
-                    for o in s.options]
-            return (EITHER, sp, s.prompt, by, opts)
+            opts = [(self.text(o.label), self.fn(o.where, scope) if o.where is not None else None,
+                     self.block(o.body, scope)) for o in s.options]
+            return (EITHER, sp, self.text(s.prompt), by, opts)
         if t is A.Pay:
             f = self.fn(s.cost, scope)
             if s.as_name:

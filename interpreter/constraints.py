@@ -392,6 +392,7 @@ class ConstraintChecker:
                                                     f"constraint '{c['id']}'") from e
                     reads.learn(log.cur, p, self.read_by_any)
                     if not ok:
-                        raise vm.Abort(c["message"] + (f" ({p})" if p is not None else ""), c["decl"].span)
+                        msg = c["message"] if isinstance(c["message"], str) else c["message"](rt, env)
+                        raise vm.Abort(msg + (f" ({p})" if p is not None else ""), c["decl"].span)
         finally:
             rt.state, (rt.memo, rt.read_log, rt.env) = st, saved

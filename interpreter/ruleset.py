@@ -277,7 +277,7 @@ class Ruleset:
             scope = "game"             # does not depend on which player: evaluate once
         # what each constraint reads is learnt while checking (interpreter/constraints.py)
         self.constraints.append({"id": d.id, "check": self.fn(d, "check"), "scope": scope,
-                                 "message": self.static(d, "message", d.id), "decl": d})
+                                 "message": self.comp.text(self.static(d, "message", d.id)), "decl": d})
 
     def _k_formula(self, d):
         self.formulas[d.id] = {"params": [(p.name, self.comp.expr(p.default, {})[0] if p.default is not None else None)

@@ -173,6 +173,11 @@ def x_repeat(rt, fr, ins, returned):
         _next(fr)
 
 
+def _text(rt, fr, text):
+    """A prompt or option label: plain text, or a template that fills in formulas (compiler.text)."""
+    return text if text.__class__ is str or text is None else text(rt, fr["env"])
+
+
 def _decider(rt, fr, by):
     return by(rt, fr["env"]) if by is not None else fr["env"].get("player")
 
@@ -213,7 +218,7 @@ def x_choose(rt, fr, ins, returned):
         return
     if len(options) == 1 and not k["optional"] and not rt.state["vm"].get("ask_forced"):
         return resume_choose(rt, fr, ins, options[0])
-    rt.state["vm"]["pending"] = {"kind": "choose", "player": _decider(rt, fr, by), "prompt": prompt,
+    rt.state["vm"]["pending"] = {"kind": "choose", "player": _decider(rt, fr, by), "prompt": _text(rt, fr, prompt),
                                  "options": options, "can_stop": k["optional"], "at": _where(sp)}
     return SUSPEND
 
@@ -233,7 +238,7 @@ def x_optional(rt, fr, ins, returned):
     if returned or fr["k"] is not None:
         _next(fr)
         return
-    rt.state["vm"]["pending"] = {"kind": "optional", "player": _decider(rt, fr, by), "prompt": prompt,
+    rt.state["vm"]["pending"] = {"kind": "optional", "player": _decider(rt, fr, by), "prompt": _text(rt, fr, prompt),
                                  "options": ["yes", "no"], "at": _where(sp)}
     return SUSPEND
 
@@ -242,7 +247,7 @@ def either_options(rt, fr, ins) -> list:
     env = fr["env"]
     opened = rt.reading()
     try:
-        return [label for label, where, blk in ins[4] if where is None or where(rt, env)]
+        return [_text(rt, fr, label) for label, where, blk in ins[4] if where is None or where(rt, env)]
     finally:
         rt.done_reading(opened)
 
@@ -258,14 +263,14 @@ def x_either(rt, fr, ins, returned):
         return
     if len(labels) == 1 and not rt.state["vm"].get("ask_forced"):
         return resume_either(rt, fr, ins, labels[0])
-    rt.state["vm"]["pending"] = {"kind": "either", "player": _decider(rt, fr, by), "prompt": prompt,
+    rt.state["vm"]["pending"] = {"kind": "either", "player": _decider(rt, fr, by), "prompt": _text(rt, fr, prompt),
                                  "options": labels, "at": _where(sp)}
     return SUSPEND
 
 
 def resume_either(rt, fr, ins, label):
     for lab, where, blk in ins[4]:
-        if lab == label:
+        if _text(rt, fr, lab) == label:
             fr["k"] = 1
             push(rt, blk, dict(fr["env"]))
             return

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import ast as A
 from . import limits
+from . import prompts
 from .errors import Diagnostic, Span, did_you_mean, source_line_at
 from .kinds import KINDS, KindSpec
 from .pack import Decl, Pack
@@ -21,6 +22,18 @@ KIND_TYPES = {"symbol": "symbol", "action": "action", "card": "card", "tile": "t
               "option": "option", "war_bonus": "war_bonus", "ability": "ability", "colour": "colour",
               "palace": "palace", "component": "component", "scoring": "scoring",
               "constraint": "constraint", "end_condition": "end_condition", "phase": "phase", "game": "game"}
+
+
+def _text_span(span: Span, text: str, offset: int, length: int = 1) -> Span:
+    """Where `text[offset:]` is written, searched in the source from the start of the statement
+    (a prompt keeps no position of its own); the statement's span if it cannot be found."""
+    probe = text[offset:offset + max(length, 1)]
+    for line in range(span.line, max(span.end_line, span.line) + 1):
+        src = source_line_at(span.file, line)
+        col = src.find(probe, span.column - 1 if line == span.line else 0)
+        if col >= 0:
+            return Span(span.file, line, col + 1, line, col + 1 + len(probe))
+    return span
 
 
 def _compatible(actual: str, expected: str) -> bool:
@@ -120,6 +133,8 @@ class Checker:
                               did_you_mean(name, spec.fields) or "fields of " + decl.kind + ": " + ", ".join(sorted(spec.fields)))
                 continue
             self.check_field(decl, fv, fs.type, dict(env, **{n: "any" for n in fs.names}) if fs.names else env)
+            if decl.kind == "constraint" and name == "message" and isinstance(fv.value, A.Str):
+                self.prompt(fv.value.value, fv.value.span, env)     # a message may name formulas too
         for name, fs in spec.fields.items():
             if fs.required and name not in decl.fields:
                 self.diag("RS104", f"{decl.kind} '{decl.id}' is missing the required field '{name}'",
@@ -299,6 +314,7 @@ class Checker:
             if isinstance(s, A.For) or s.up_to is not None:
                 inner["__loop__"] = "any"
             if isinstance(s, A.Choose):
+                self.prompt(s.prompt, s.span, env)
                 if s.up_to is not None:
                     self.want(s.up_to, "number", env)
                 if s.by is not None:
@@ -310,13 +326,16 @@ class Checker:
             self.want(s.count, "number", env)
             self.block(s.body, {**env, "__loop__": "any"})
         elif isinstance(s, A.OptionalStmt):
+            self.prompt(s.prompt, s.span, env)
             if s.by is not None:
                 self.want(s.by, "player", env)
             self.block(s.body, dict(env))
         elif isinstance(s, A.Either):
+            self.prompt(s.prompt, s.span, env)
             if s.by is not None:
                 self.want(s.by, "player", env)
             for o in s.options:
+                self.prompt(o.label, o.span, env)
                 if o.where is not None:
                     self.want(o.where, "bool", env)
                 self.block(o.body, dict(env))
@@ -332,6 +351,40 @@ class Checker:
             if not env.get("__loop__"):
                 self.diag("RS106", "`break` outside a loop", s.span,
                           "`break` leaves the innermost `for`, `repeat` or `choose ... up_to` loop")
+
+    def prompt(self, text: str, span: Span, env: dict):
+        """A prompt or option label may name formulas, `{name}` (rulespec.prompts): each must be
+        a formula whose parameters without a default are variables here (they are passed by
+        name)."""
+        if not text or not prompts.has_fields(text):
+            return
+        try:
+            parts = prompts.split(text)
+        except prompts.TemplateError as e:
+            self.diag("RS010", f"prompt \"{text}\": {e}", _text_span(span, text, e.offset),
+                      "`{name}` shows the value of the formula `name`; write `{{` or `}}` for a brace")
+            return
+        for part in parts:
+            if part[0] != "name":
+                continue
+            name, offset = part[1], part[2]
+            where = _text_span(span, text, offset, len(name) + 2)
+            if self.name_kind.get(name) != "formula":
+                formulas = [str(i) for (k, i) in self.pack.decls if k == "formula"]
+                what = f"'{name}' is a {self.name_kind[name]}, not a formula" if name in self.name_kind \
+                    else f"no formula named '{name}'"
+                self.diag("RS105", f"{what} (in the prompt \"{text}\")", where,
+                          did_you_mean(name, formulas) or
+                          "`{name}` shows the value of a `formula`; write `{{` for a brace")
+                continue
+            self.referenced.add(("formula", name))
+            target = self.pack.get("formula", name)
+            for p in (target.params if target else []):
+                if p.default is None and p.name not in env and p.name not in GLOBALS:
+                    self.diag("RS107", f"formula '{name}' needs its parameter '{p.name}', and the prompt "
+                              f"\"{text}\" has no variable of that name", where,
+                              f"a `{{{name}}}` in a prompt passes the variables of the same name as its "
+                              f"parameters: name the variable '{p.name}', or give the parameter a default")
 
     def call_stmt(self, s: A.CallStmt, env):
         sig = VERBS.get(s.verb)

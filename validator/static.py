@@ -15,6 +15,7 @@ from rulespec import ast as A
 
 from rulespec.checker import check_pack
 from rulespec import limits
+from rulespec.prompts import render_static, show_value
 from rulespec.errors import Diagnostic, RuleFault, RulespecError, source_line_at
 from rulespec.pack import Pack, load_pack_collecting
 
@@ -115,8 +116,16 @@ def check_unused(pack: Pack, referenced: set) -> list:
 
 
 def decision_texts(pack: Pack):
-    """The prompts of every decision the pack's rules can ask, and the labels of their options."""
+    """The prompts of every decision the pack's rules can ask, and the labels of their options
+    (a template's formulas filled in where their value is a plain number or text)."""
     prompts, labels = {"pay"}, set()
+
+    def value_of(name):
+        d = pack.get("formula", name)
+        v = d.fields.get("value").value if d is not None and d.fields.get("value") is not None else None
+        if isinstance(v, A.Neg) and isinstance(v.operand, A.Num):
+            return show_value(-v.operand.value)
+        return show_value(v.value) if isinstance(v, (A.Num, A.Str)) else None
     decls = list(pack.decls.values())
     while decls:
         d = decls.pop()
@@ -124,9 +133,9 @@ def decision_texts(pack: Pack):
         for fv in d.fields.values():
             for node in A.walk(fv.value):
                 if isinstance(node, (A.Choose, A.OptionalStmt, A.Either)) and node.prompt:
-                    prompts.add(node.prompt)
+                    prompts.add(render_static(node.prompt, value_of))
                 if isinstance(node, A.Option):
-                    labels.add(node.label)
+                    labels.add(render_static(node.label, value_of))
     return prompts, labels
 
 
