@@ -74,8 +74,9 @@ class Compiler:
     """Compiles expressions/blocks of one resolved pack. `names` maps global ids to types
     (declarations, cities, seas, colours), as the checker does."""
 
-    def __init__(self, names: dict, program: Program | None = None):
+    def __init__(self, names: dict, program: Program | None = None, literals: dict | None = None):
         self.names = names
+        self.literals = literals or {}     # formula id -> its plain value, as prompts show it
         self.program = program or Program()
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
         self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index}
@@ -318,8 +319,8 @@ class Compiler:
         except prompts.TemplateError as e:
             raise RulespecError(Diagnostic("RS010", f"prompt {template!r}: {e}", UNKNOWN_SPAN,
                                            "run `rulespec validate` for details"))
-        if all(p[0] == "text" for p in parts):
-            return "".join(p[1] for p in parts)
+        if all(p[0] == "text" or p[1] in self.literals for p in parts):
+            return "".join(p[1] if p[0] == "text" else self.literals[p[1]] for p in parts)
         parts = tuple(p[:2] for p in parts)
 
         def render(rt, env, _parts=parts):

@@ -16,6 +16,7 @@ import weakref
 from rulespec.errors import Diagnostic, RulespecError
 
 from rulespec.kinds import KINDS
+from rulespec.prompts import render_static
 
 from .api import _parse
 
@@ -31,7 +32,9 @@ class PlayoutPolicy:
         self.hints = []
         for d in engine.pack.of_kind("playout_hint"):
             weight = rs.static(d, "weight", 1)
-            self.hints.append((rs.static(d, "decision", "") or "", rs.static(d, "move", "") or "",
+            # a hint may name formulas as prompts do ({name}, rulespec.prompts): their plain values
+            self.hints.append((render_static(rs.static(d, "decision", "") or "", rs.comp.literals.get),
+                               render_static(rs.static(d, "move", "") or "", rs.comp.literals.get),
                                float(weight) if isinstance(weight, (int, float)) else 1.0,
                                rs.fn(d, "when", {n: "any" for n in _WHEN_NAMES}), d))
         self.heuristics = [(rs.fn(d, "value"), float(rs.static(d, "weight", 1) or 0), d)

@@ -13,6 +13,7 @@ from rulespec import limits
 from rulespec.checker import Checker
 from rulespec.errors import Diagnostic, RulespecError, source_line_at
 from rulespec.pack import Decl, Pack
+from rulespec.prompts import literal_values
 
 from . import costs
 from .compiler import Compiler, Program
@@ -89,7 +90,7 @@ class Ruleset:
     def build(cls, pack: Pack) -> "Ruleset":
         names = dict(Checker(pack).names)
         rs = cls(pack, Program(), names)
-        rs.comp = Compiler(names, rs.program)
+        rs.comp = Compiler(names, rs.program, literal_values(pack))
         rs.decls = pack.decls
         with limits.deep_recursion():       # nested expressions: a few Python frames per level
             for d in pack.decls.values():

@@ -24,6 +24,10 @@ KIND_TYPES = {"symbol": "symbol", "action": "action", "card": "card", "tile": "t
               "constraint": "constraint", "end_condition": "end_condition", "phase": "phase", "game": "game"}
 
 
+# text fields that may name formulas like prompts do, `{name}` (rulespec.prompts)
+TEMPLATE_FIELDS = {("constraint", "message"), ("playout_hint", "decision"), ("playout_hint", "move")}
+
+
 def _text_span(span: Span, text: str, offset: int, length: int = 1) -> Span:
     """Where `text[offset:]` is written, searched in the source from the start of the statement
     (a prompt keeps no position of its own); the statement's span if it cannot be found."""
@@ -133,8 +137,8 @@ class Checker:
                               did_you_mean(name, spec.fields) or "fields of " + decl.kind + ": " + ", ".join(sorted(spec.fields)))
                 continue
             self.check_field(decl, fv, fs.type, dict(env, **{n: "any" for n in fs.names}) if fs.names else env)
-            if decl.kind == "constraint" and name == "message" and isinstance(fv.value, A.Str):
-                self.prompt(fv.value.value, fv.value.span, env)     # a message may name formulas too
+            if (decl.kind, name) in TEMPLATE_FIELDS and isinstance(fv.value, A.Str):
+                self.prompt(fv.value.value, fv.value.span, env)     # it may name formulas too
         for name, fs in spec.fields.items():
             if fs.required and name not in decl.fields:
                 self.diag("RS104", f"{decl.kind} '{decl.id}' is missing the required field '{name}'",

@@ -1,11 +1,12 @@
 """Prompt templates: `"Ships to spend ({florins_per_ship} florins each)"`.
 
-A prompt or option label that repeats a number of the rules names the formula instead, so a
+A prompt, option label, constraint message or playout hint that repeats a number of the rules names the formula instead, so a
 house rule that changes the formula needs no prompt edit. `{name}` is the value of the formula
 `name`; its parameters are taken from the variables of the same name where the prompt is
 written (the formula's defaults otherwise). `{{` and `}}` write a brace.
 
-The text is split once, when the pack is checked and compiled; only the formulas run in play.
+The text is split once, when the pack is checked and compiled; a formula whose value is a plain
+number is filled in then, so only the other formulas run in play.
 """
 from __future__ import annotations
 
@@ -70,6 +71,23 @@ def show_value(v) -> str:
     if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
         return " | ".join(" + ".join(f"{k} {s}" for s, k in sorted(d.items())) or "nothing" for d in v)
     return str(v)
+
+
+def literal_values(pack) -> dict:
+    """The formulas of a pack whose value is a plain number or text, without parameters, as
+    prompts show them: a template naming only these is filled in once, when the pack is compiled."""
+    from . import ast as A
+    out = {}
+    for d in pack.of_kind("formula"):
+        fv = d.fields.get("value")
+        v = fv.value if fv is not None else None
+        if d.params:
+            continue
+        if isinstance(v, A.Neg) and isinstance(v.operand, A.Num):
+            out[str(d.id)] = show_value(-v.operand.value)
+        elif isinstance(v, (A.Num, A.Str)):
+            out[str(d.id)] = show_value(v.value)
+    return out
 
 
 def render_static(text: str, value_of) -> str:

@@ -15,7 +15,7 @@ from rulespec import ast as A
 
 from rulespec.checker import check_pack
 from rulespec import limits
-from rulespec.prompts import render_static, show_value
+from rulespec.prompts import literal_values, render_static
 from rulespec.errors import Diagnostic, RuleFault, RulespecError, source_line_at
 from rulespec.pack import Pack, load_pack_collecting
 
@@ -120,12 +120,7 @@ def decision_texts(pack: Pack):
     (a template's formulas filled in where their value is a plain number or text)."""
     prompts, labels = {"pay"}, set()
 
-    def value_of(name):
-        d = pack.get("formula", name)
-        v = d.fields.get("value").value if d is not None and d.fields.get("value") is not None else None
-        if isinstance(v, A.Neg) and isinstance(v.operand, A.Num):
-            return show_value(-v.operand.value)
-        return show_value(v.value) if isinstance(v, (A.Num, A.Str)) else None
+    value_of = literal_values(pack).get
     decls = list(pack.decls.values())
     while decls:
         d = decls.pop()
@@ -150,6 +145,7 @@ def check_playout_hints(pack: Pack) -> list:
     if not hints:
         return []
     prompts, labels = decision_texts(pack)
+    value_of = literal_values(pack).get
     procedures = {d.id for d in pack.of_kind("procedure")}
     out = []
 
@@ -160,8 +156,8 @@ def check_playout_hints(pack: Pack) -> list:
                               source_line=source_line_at(span.file, span.line)))
 
     for d in hints:
-        decision = _text(d.get("decision")) or ""
-        move = _text(d.get("move")) or ""
+        decision = render_static(_text(d.get("decision")) or "", value_of)
+        move = render_static(_text(d.get("move")) or "", value_of)
         if decision and not any(p.startswith(decision) for p in prompts):
             close = difflib.get_close_matches(decision, sorted(prompts), n=1, cutoff=0.5)
             warn(d, "decision", f"playout hint '{d.id}': no decision of the rules has a prompt starting with "
