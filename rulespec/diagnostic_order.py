@@ -39,9 +39,9 @@ def _rank(d: Diagnostic) -> tuple:
 def loaded_files(pack) -> set:
     """The files the loaded pack holds: its data files (a patched one spans several), its parsed
     `.rules` modules and its manifest."""
-    files = {str(pack.manifest.file)} if pack is not None else set()
     if pack is None:
-        return files
+        return set()
+    files = {str(pack.manifest.file)}
     for doc in pack.data.values():
         files.add(str(doc.file))
         files.update(str(f) for f in doc.sources)
