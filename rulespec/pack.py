@@ -103,6 +103,7 @@ class Pack:
     warnings: list = field(default_factory=list)
     modules: list = field(default_factory=list)       # parsed .rules modules (for checks)
     sources: list = field(default_factory=list)       # [(pack id, folder)] of the chain, base first
+    removed: dict = field(default_factory=dict)       # (kind, id) -> (Decl, Span of the `remove`), by overlays
     _content_hash: str | None = field(default=None, repr=False, compare=False)
 
     def content_hash(self) -> str:
@@ -246,8 +247,8 @@ class _Loader:
         self.search = search or []
         self.bytes: dict = {}           # pack folder -> bytes read from it (limits.MAX_PACK_BYTES)
 
-    def err(self, code, msg, span, hint="", src=None):
-        self.errors.append(Diagnostic(code, msg, span, hint,
+    def err(self, code, msg, span, hint="", src=None, missing=()):
+        self.errors.append(Diagnostic(code, msg, span, hint, missing=missing,
                                       source_line=src if src is not None else source_line_at(span.file, span.line)))
 
     def _read(self, reader, path: Path, folder: Path, root: Path):
@@ -327,6 +328,7 @@ class _Loader:
             data=dict(base.data) if base else {}, data_history=copy.deepcopy(base.data_history) if base else {},
             decls={}, modules=list(base.modules) if base else [],
             sources=(base.sources if base else []) + [(pid, folder)],
+            removed=dict(base.removed) if base else {},
         )
         if base:
             pack.decls = {k: copy.deepcopy(v) for k, v in base.decls.items()}
@@ -512,7 +514,7 @@ class _Loader:
             if key not in pack.decls:
                 self._missing_target(pack, item.kind, item.id, item.span, "remove")
                 return
-            del pack.decls[key]
+            pack.removed[key] = (pack.decls.pop(key), item.span)
             return
         d: A.Declaration = item
         key = (d.kind, d.id)
@@ -548,7 +550,8 @@ class _Loader:
             hint = f"'{id_}' exists as a {' / '.join(other_kinds)}"
         if not hint:
             hint = f"`{op}` needs an existing {kind}; to add a new one, declare it without `{op}`"
-        self.err("RS108", f"cannot {op} {kind} '{id_}': no such {kind} in the packs it extends", span, hint)
+        self.err("RS108", f"cannot {op} {kind} '{id_}': no such {kind} in the packs it extends", span, hint,
+                 missing=(id_,))
 
     def _decl_from_ast(self, d, pid, op) -> Decl:
         decl = Decl(d.kind, d.id, d.span, pid, d.title, d.params, list(d.annotations),
