@@ -441,11 +441,9 @@ class _Loader:
         close = did_you_mean(path.name.removesuffix(".yaml"), known)
         if not (stray or close):
             return
-        if stray:
-            hint = "; ".join(f"`{k}:` belongs in {owners[k]}.yaml ({owners[k]}.patch.yaml in a variant)"
-                             for k in stray[:3])
-        else:
-            hint = close.replace("'?", ".yaml'?").replace("' or", ".yaml' or")
+        named = [close.replace("'?", ".yaml'?").replace("' or", ".yaml' or")] if close else []
+        hint = "; ".join(named + [f"`{k}:` belongs in {owners[k]}.yaml ({owners[k]}.patch.yaml in a variant)"
+                                  for k in stray[:3]])
         span = Span(str(path), 1, 1)
         self.warnings.append(Diagnostic(
             "RS007", f"{path.name} is not pack data: it is not named after a data file ({', '.join(sorted(known))}) "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from contextlib import nullcontext as _nothing
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 import yaml
@@ -19,44 +20,40 @@ from rulespec.show import pack_diff
 from rulespec.yamldata import load_yaml_text
 from rulespec.yamlpatch import merge_yaml_docs
 
-MANIFEST = "id: variant\nname: Variant\nversion: 0.1.0\nextends: base_3to5\n"
+PACKS = Path(__file__).resolve().parent / "packs"
 
 
-@lru_cache(maxsize=1)
-def base_pack():
-    """The bundled base pack, loaded once (the tests only read it)."""
-    return load_pack("base_3to5")
+@lru_cache(maxsize=None)
+def loaded(name: str):
+    """A pack loaded once (the tests only read it): base_3to5, or the small minimal_map."""
+    return load_pack(name if name == "base_3to5" else PACKS / name)
 
 
-def variant(make_pack, files: dict, name: str = "variant"):
-    return make_pack(name, {"pack.yaml": MANIFEST.replace("id: variant", f"id: {name}"), **files})
+def variant(make_pack, files: dict, name: str = "variant", base: str = "minimal_map"):
+    manifest = f"id: {name}\nname: Variant\nversion: 0.1.0\nextends: {base}\n"
+    return make_pack(name, {"pack.yaml": manifest, **files})
 
 
-def board(pack, side="side_34"):
+def board(pack, side):
     return Board(pack.data["map"].data, side)
 
 
-def line_of(text: str, needle: str) -> int:
-    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
-
-
 def errors_of(folder):
-    pack, errors = load_pack_collecting(folder)
-    return pack, errors
+    return load_pack_collecting(folder)
 
 
 # ------------------------------------------------------------------ list forms
 def test_append_a_road_with_a_four_line_patch(make_pack):
-    base = base_pack()
-    assert not board(base).adjacent_by_road("florence", "ancona")
+    base = loaded("base_3to5")
+    assert not board(base, "side_34").adjacent_by_road("florence", "ancona")
     patch = ("roads:\n"
              "  $append:\n"
              "    - {between: [florence, ancona], sides: [side_34, side_25]}\n")
-    pack = load_pack(variant(make_pack, {"map.patch.yaml": patch}))
+    pack = load_pack(variant(make_pack, {"map.patch.yaml": patch}, base="base_3to5"))
     roads = pack.data["map"].data["roads"]
     assert len(roads) == len(base.data["map"].data["roads"]) + 1
-    assert board(pack).adjacent_by_road("florence", "ancona")
-    assert board(pack, "side_25").adjacent_by_road("florence", "ancona")     # on side_25 too
+    assert board(pack, "side_34").adjacent_by_road("florence", "ancona")
+    assert board(pack, "side_25").adjacent_by_road("florence", "ancona")
     # the new road points at the patch, the old ones at the base's map.yaml
     doc = pack.data["map"]
     new = doc.span(("roads", len(roads) - 1))
@@ -65,35 +62,43 @@ def test_append_a_road_with_a_four_line_patch(make_pack):
 
 
 def test_remove_a_road_by_its_keys_in_any_order(make_pack):
-    base = base_pack()
-    assert board(base).adjacent_by_road("nice", "turin")
-    pack = load_pack(variant(make_pack, {"map.patch.yaml": "roads:\n  $remove:\n    - {between: [turin, nice]}\n"}))
-    assert not board(pack).adjacent_by_road("nice", "turin")
-    assert len(pack.data["map"].data["roads"]) == len(base.data["map"].data["roads"]) - 1
+    base = loaded("minimal_map")
+    assert board(base, "side_a").adjacent_by_road("alpha", "beta")
+    pack = load_pack(variant(make_pack, {"map.patch.yaml": "roads:\n  $remove:\n    - {between: [beta, alpha]}\n"}))
+    assert not board(pack, "side_a").adjacent_by_road("alpha", "beta")
+    assert pack.data["map"].data["roads"] == base.data["map"].data["roads"][1:]
 
 
 def test_remove_then_append_replaces_one_road(make_pack):
     patch = ("roads:\n"
-             "  $remove: [{between: [nice, turin]}]\n"
-             "  $append: [{between: [nice, turin], sides: [side_34]}]\n")
+             "  $remove: [{between: [alpha, beta]}]\n"
+             "  $append: [{between: [alpha, beta], sides: [side_a]}]\n")
     pack = load_pack(variant(make_pack, {"map.patch.yaml": patch}))
-    assert board(pack).adjacent_by_road("nice", "turin")
-    assert not board(pack, "side_25").adjacent_by_road("nice", "turin")
+    assert board(pack, "side_a").adjacent_by_road("alpha", "beta")
+    assert not board(pack, "side_b").adjacent_by_road("alpha", "beta")
 
 
 def test_remove_matching_nothing_is_an_error_with_did_you_mean(make_pack):
-    patch = "roads:\n  $remove:\n    - {between: [nice, turn]}\n"
+    patch = "roads:\n  $remove:\n    - {between: [alpha, betta]}\n"
     _, errors = errors_of(variant(make_pack, {"map.patch.yaml": patch}))
     assert [e.code for e in errors] == ["RS108"]
     e = errors[0]
     assert e.span.file.endswith("map.patch.yaml") and (e.span.line, e.span.column) == (3, 7)
-    assert "{between: [nice, turn]}" in e.message and "map.yaml of base_3to5" in e.message
-    assert "did you mean {between: [nice, turin]}?" in e.hint
+    assert "{between: [alpha, betta]}" in e.message and "map.yaml of minimal_map" in e.message
+    assert "did you mean {between: [alpha, beta]}?" in e.hint
+
+
+def test_remove_matching_several_items_is_an_error(make_pack):
+    _, errors = errors_of(variant(make_pack, {"map.patch.yaml": "roads:\n  $remove: [{sides: [side_b]}]\n"}))
+    assert [e.code for e in errors] == []           # only beta-gamma is on side_b alone
+    _, errors = errors_of(variant(make_pack, {"map.patch.yaml": "cities:\n  $remove: [{landmass: mainland}]\n"},
+                                  "v2"))
+    assert [e.code for e in errors] == ["RS108"] and "matches 3 cities" in errors[0].message
 
 
 def test_id_lists_take_append_merge_and_remove_by_id(make_pack):
-    base = {c["id"]: c for c in base_pack().data["setup"].data["colours"]}
-    purple = {**base["white"], "id": "purple", "florins_start": 2}
+    base = {c["id"]: c for c in loaded("minimal_map").data["setup"].data["colours"]}
+    purple = {**base["blue"], "id": "purple", "florins_start": 2}
     patch = ("colours:\n"
              "  $remove: [green]\n"
              "  $merge:\n"
@@ -102,7 +107,7 @@ def test_id_lists_take_append_merge_and_remove_by_id(make_pack):
              f"    - {json.dumps(purple)}\n")
     pack = load_pack(variant(make_pack, {"setup.patch.yaml": patch}))
     colours = {c["id"]: c for c in pack.data["setup"].data["colours"]}
-    assert set(colours) == set(base) - {"green"} | {"purple"}
+    assert list(colours) == ["red", "yellow", "blue", "purple"]
     assert colours["red"]["florins_start"] == 9
     assert colours["red"]["agents_start"] == base["red"]["agents_start"]        # merged, not replaced
     assert colours["purple"] == purple
@@ -111,28 +116,27 @@ def test_id_lists_take_append_merge_and_remove_by_id(make_pack):
 def test_appending_an_id_already_there_is_an_error(make_pack):
     _, errors = errors_of(variant(make_pack, {"setup.patch.yaml": "colours:\n  $append:\n    - {id: red}\n"}))
     assert [e.code for e in errors] == ["RS101"]
-    assert "colour 'red' is already in setup.yaml of base_3to5" in errors[0].message
+    assert "colour 'red' is already in setup.yaml of minimal_map" in errors[0].message
     assert "$merge" in errors[0].hint and errors[0].span.line == 3
 
 
 def test_merge_on_a_list_without_ids_is_an_error(make_pack):
-    _, errors = errors_of(variant(make_pack, {"map.patch.yaml": "roads:\n  $merge: [{between: [nice, turin]}]\n"}))
+    _, errors = errors_of(variant(make_pack, {"map.patch.yaml": "roads:\n  $merge: [{between: [alpha, beta]}]\n"}))
     assert [e.code for e in errors] == ["RS100"]
     assert "$append" in errors[0].hint and errors[0].span.line == 2
 
 
 def test_append_to_a_mapping_is_an_error(make_pack):
-    patch = "tracks:\n  $append: [{name: Fame}]\n"
-    _, errors = errors_of(variant(make_pack, {"tracks.patch.yaml": patch}))
+    _, errors = errors_of(variant(make_pack, {"tracks.patch.yaml": "tracks:\n  $append: [{name: Fame}]\n"}))
     assert [e.code for e in errors] == ["RS100"]
-    assert "tracks in tracks.yaml of base_3to5 is a mapping" in errors[0].message
+    assert "tracks in tracks.yaml of minimal_map is a mapping" in errors[0].message
 
 
 def test_append_to_a_nested_list_of_a_yaml_collection(make_pack):
     """`$append` works at any depth: one more space on a track, which becomes a declaration."""
-    base = base_pack().get("track", "patronage_track")
-    patch = "tracks:\n  patronage_track:\n    spaces:\n      $append:\n        - {points: 9}\n"
-    track = load_pack(variant(make_pack, {"tracks.patch.yaml": patch})).get("track", "patronage_track")
+    base = loaded("minimal_map").get("track", "patronage")
+    patch = "tracks:\n  patronage:\n    spaces:\n      $append:\n        - {points: 9}\n"
+    track = load_pack(variant(make_pack, {"tracks.patch.yaml": patch})).get("track", "patronage")
     spaces = track.sub("space")
     assert len(spaces) == len(base.sub("space")) + 1
     assert spaces[-1].get("points") == 9 and spaces[-1].span.file.endswith("tracks.patch.yaml")
@@ -141,7 +145,7 @@ def test_append_to_a_nested_list_of_a_yaml_collection(make_pack):
 # ------------------------------------------------------------------ wrong ids, unknown keys
 def test_a_wrong_id_in_an_id_list_is_an_error_not_a_new_item(make_pack):
     patch = "colours:\n  - id: yelow\n    florins_start: 3\n"
-    pack, errors = errors_of(variant(make_pack, {"setup.patch.yaml": patch}))
+    pack, errors = errors_of(variant(make_pack, {"setup.patch.yaml": patch}, base="base_3to5"))
     assert [e.code for e in errors] == ["RS108"]
     e = errors[0]
     assert e.message == "no colour 'yelow' in setup.yaml of base_3to5"
@@ -154,8 +158,8 @@ def test_a_wrong_id_in_an_id_list_is_an_error_not_a_new_item(make_pack):
 def test_a_wrong_id_without_a_close_one_lists_the_ids(make_pack):
     _, errors = errors_of(variant(make_pack, {"setup.patch.yaml": "colours:\n  - {id: purple, florins_start: 3}\n"}))
     assert [e.code for e in errors] == ["RS108"]
-    assert "no colour 'purple' in setup.yaml of base_3to5" == errors[0].message
-    assert "red" in errors[0].hint and "colours: {$append: [{id: purple" in errors[0].hint
+    assert "no colour 'purple' in setup.yaml of minimal_map" == errors[0].message
+    assert "red, yellow, green, blue" in errors[0].hint and "colours: {$append: [{id: purple" in errors[0].hint
 
 
 def test_the_rest_of_a_patch_applies_beside_a_wrong_id(make_pack):
@@ -167,9 +171,9 @@ def test_the_rest_of_a_patch_applies_beside_a_wrong_id(make_pack):
 
 
 @pytest.mark.parametrize("text,line,bad", [
-    ("roads:\n  $apend:\n    - {between: [florence, ancona], sides: [side_34]}\n", 2, "$apend"),
-    ("roads:\n  $append: [{between: [florence, ancona], sides: [side_34]}]\n  $replace: []\n", 3, "$replace"),
-    ("cities:\n  - id: pisa\n    $delete: true\n", 3, "$delete"),
+    ("roads:\n  $apend:\n    - {between: [alpha, delta], sides: [side_a]}\n", 2, "$apend"),
+    ("roads:\n  $append: [{between: [alpha, delta], sides: [side_a]}]\n  $replace: []\n", 3, "$replace"),
+    ("cities:\n  - id: alpha\n    $delete: true\n", 3, "$delete"),
 ], ids=["misspelt", "beside-append", "in-an-item"])
 def test_unknown_dollar_keys_are_positioned_errors(make_pack, text, line, bad):
     _, errors = errors_of(variant(make_pack, {"map.patch.yaml": text}))
@@ -182,10 +186,10 @@ def test_unknown_dollar_keys_are_positioned_errors(make_pack, text, line, bad):
 
 
 def test_removing_a_key_the_base_lacks_is_an_error(make_pack):
-    _, errors = errors_of(variant(make_pack, {"palaces.patch.yaml": "palaces:\n  rde: {$remove: true}\n"}))
+    _, errors = errors_of(variant(make_pack, {"tracks.patch.yaml": "tracks:\n  patronag: {$remove: true}\n"}))
     assert [e.code for e in errors] == ["RS108"]
-    assert "palaces in palaces.yaml of base_3to5 has no 'rde'" in errors[0].message
-    assert "did you mean 'red'?" in errors[0].hint and errors[0].span.line == 2
+    assert "tracks in tracks.yaml of minimal_map has no 'patronag'" in errors[0].message
+    assert "did you mean 'patronage'?" in errors[0].hint and errors[0].span.line == 2
 
 
 def test_merge_yaml_docs_alone_raises_the_patch_errors():
@@ -197,16 +201,18 @@ def test_merge_yaml_docs_alone_raises_the_patch_errors():
 
 
 # ------------------------------------------------------------------ what is pack data
+SCENARIO = "name: a test\nplayers: [red, yellow, green]\nseed: 1\nsteps: []\n"
+
+
 def test_scenarios_folder_is_not_pack_data(make_pack):
-    scenario = "name: a test\nplayers: [red, yellow, green]\nseed: 1\nsteps: []\n"
     folder = variant(make_pack, {
-        "scenarios/first.yaml": scenario,
+        "scenarios/first.yaml": SCENARIO,
         "scenarios/map.yaml": "cities: not a map\n",             # would replace the map if it were read
         "scenarios/broken.rules": "this is not rules {\n",
     })
     pack, errors = errors_of(folder)
     assert errors == [] and pack.warnings == []
-    base = base_pack()
+    base = loaded("minimal_map")
     assert sorted(pack.data) == sorted(base.data)
     assert pack.data["map"].data == base.data["map"].data
     assert pack_diff(pack, base) == []
@@ -218,7 +224,7 @@ def test_yaml_in_another_sub_folder_is_not_read_and_warned(make_pack):
                                  "rules/extra.rules": "symbol gem \"Gem\" { storable: true }\n"})
     pack, errors = errors_of(folder)
     assert errors == []
-    assert pack.data["map"].data == base_pack().data["map"].data
+    assert pack.data["map"].data == loaded("minimal_map").data["map"].data
     assert [(w.code, w.severity) for w in pack.warnings] == [("RS007", "warning")]
     w = pack.warnings[0]
     assert w.span.file.endswith("data/map.yaml") and "next to pack.yaml" in w.hint
@@ -228,25 +234,24 @@ def test_yaml_in_another_sub_folder_is_not_read_and_warned(make_pack):
 def test_root_yaml_that_is_no_data_file_is_not_pack_data(make_pack):
     """A scenario or a note at the pack's root is not data (no `added data` in a diff); a file
     that looks like a misnamed data file is warned about, with the name it should have."""
-    folder = variant(make_pack, {
-        "my_scenario.yaml": "name: a test\nplayers: [red, yellow, green]\nseed: 1\nsteps: []\n",
-        "setpu.patch.yaml": "first_player: random\n",
-    })
-    _, errors = errors_of(folder)
+    _, errors = errors_of(variant(make_pack, {"my_scenario.yaml": SCENARIO, "setpu.patch.yaml": "first_player: random\n"}))
     assert [e.code for e in errors] == ["RS108"]           # a patch of a file the base lacks: as before
     assert "did you mean 'setup'?" in errors[0].hint
-    folder2 = variant(make_pack, {"my_scenario.yaml": "name: a test\nplayers: [red, yellow, green]\nsteps: []\n",
-                                  "roads.yaml": "roads:\n  - {between: [nice, milan], sides: [side_34]}\n",
-                                  "more_tracks.yaml": "tracks:\n  fame:\n    name: Fame\n    spaces: [{points: 0}]\n"},
-                      "v2")
-    pack, errors = errors_of(folder2)
+    folder = variant(make_pack, {"my_scenario.yaml": SCENARIO, "notes.yaml": "todo: check the roads\n",
+                                 "roads.yaml": "roads:\n  - {between: [alpha, delta], sides: [side_a]}\n",
+                                 "setpu.yaml": "first_player: random\n",
+                                 "more_tracks.yaml": "tracks:\n  fame:\n    name: Fame\n    spaces: [{points: 0}]\n"},
+                     "v2")
+    pack, errors = errors_of(folder)
     assert errors == []
-    base = base_pack()
+    base = loaded("minimal_map")
     assert sorted(pack.data) == sorted([*base.data, "more_tracks"])        # the collection file is data
     assert pack.get("track", "fame") is not None
-    assert [w.code for w in pack.warnings] == ["RS007"]
-    w = pack.warnings[0]
-    assert w.span.file.endswith("roads.yaml") and "`roads:` belongs in map.yaml" in w.hint
+    assert pack.data["map"].data == base.data["map"].data
+    assert [w.code for w in pack.warnings] == ["RS007", "RS007"]
+    hints = {w.span.file.rsplit("/", 1)[-1]: w.hint for w in pack.warnings}
+    assert "`roads:` belongs in map.yaml" in hints["roads.yaml"]
+    assert "did you mean 'setup.yaml'?; `first_player:` belongs in setup.yaml" in hints["setpu.yaml"]
 
 
 # ------------------------------------------------------------------ evidence
