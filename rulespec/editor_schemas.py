@@ -8,8 +8,9 @@ into the base's `NAME.yaml`. Against the full schema an editor would flag every 
 the patch leaves out, so each data schema also gets a *patch schema*,
 `NAME.patch.schema.json`, derived from it: nothing is required (`required`, `minItems`,
 `minProperties`, `dependentRequired` dropped), `oneOf` becomes `anyOf` (with nothing required,
-two branches may both fit), and every mapping may be `{$remove: true}`. Unknown keys, wrong
-types and wrong values are still flagged; `if` conditions are kept as written.
+two branches may both fit), every mapping may be `{$remove: true}`, and every list may be
+given as list operations (`{$append: [...], $remove: [...], $merge: [...]}`, rulespec/yamlpatch.py).
+Unknown keys, wrong types and wrong values are still flagged; `if` conditions are kept as written.
 """
 from __future__ import annotations
 
@@ -63,7 +64,18 @@ def _loosen(node):
             out[key] = {"anyOf": [value, {"const": REMOVE_KEY}]}
         else:
             out[key] = _loosen(value)
+    if out.get("type") == "array":
+        return {"anyOf": [out, _list_operations(out)]}
     return out
+
+
+def _list_operations(array: dict) -> dict:
+    """A list in a patch may also be written as list operations (rulespec/yamlpatch.py)."""
+    items = {k: v for k, v in array.items() if k not in ("description", "title")}
+    return {"type": "object", "additionalProperties": False, "minProperties": 1,
+            "description": "list operations: `$append` new items, `$remove` items (by id, or by the keys "
+                           "given), `$merge` items into those of the same id",
+            "properties": {"$append": items, "$merge": items, "$remove": {"type": "array"}}}
 
 
 def editor_schemas() -> dict:
