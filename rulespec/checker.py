@@ -67,8 +67,20 @@ class Checker:
         self._collect_names()
 
     # ------------------------------------------------------------ helpers
-    def diag(self, code, msg, span: Span, hint="", severity="error"):
-        self.out.append(Diagnostic(code, msg, span, hint, severity, source_line_at(span.file, span.line)))
+    def diag(self, code, msg, span: Span, hint="", severity="error", missing=()):
+        """missing: the names this finding reports as absent (rulespec.diagnostic_order)."""
+        self.out.append(Diagnostic(code, msg, span, hint, severity, source_line_at(span.file, span.line),
+                                   missing=tuple(missing)))
+
+    def removed_hint(self, name: str) -> str:
+        """'' or where an overlay removed the declaration `name` (`remove KIND ID`), which a
+        reference still names."""
+        for module in reversed(self.pack.modules):
+            for item in module.items:
+                if isinstance(item, A.Removal) and item.id == name:
+                    return f"{item.kind} '{name}' was removed by `remove {item.kind} {name}` at {item.span}; " \
+                           f"remove this use too, or keep the {item.kind}"
+        return ""
 
     def _collect_names(self):
         # colours first: a Palace keyed by its colour must not hide the colour
@@ -256,8 +268,9 @@ class Checker:
         if kind == "city" and self.names.get(name) == "city":
             return
         self.diag("RS105", f"no {kind} named '{name}'", span,
-                  did_you_mean(name, known) or (f"declared {kind}s: " + ", ".join(sorted(known)[:12]) if known else
-                                                f"no {kind} is declared in this pack"))
+                  self.removed_hint(name) or did_you_mean(name, known) or
+                  (f"declared {kind}s: " + ", ".join(sorted(known)[:12]) if known else
+                   f"no {kind} is declared in this pack"), missing=(name,))
 
     # ------------------------------------------------------------ costs
     def cost(self, v, env, fname):
@@ -399,8 +412,8 @@ class Checker:
                 self._args(s.args, s.kwargs, env)
                 return
             self.diag("RS107", f"unknown verb '{s.verb}'", s.span,
-                      did_you_mean(s.verb, list(VERBS) + self.ids_of("procedure")) or
-                      "verbs: " + ", ".join(sorted(VERBS)))
+                      self.removed_hint(s.verb) or did_you_mean(s.verb, list(VERBS) + self.ids_of("procedure")) or
+                      "verbs: " + ", ".join(sorted(VERBS)), missing=(s.verb,))
             self._args(s.args, s.kwargs, env)
             return
         self.arity(s.verb, sig, s.args, s.span, "verb")
@@ -488,7 +501,8 @@ class Checker:
             return "any"
         candidates = list(env) + list(GLOBALS) + list(self.names) + list(CONSTANTS)
         self.diag("RS105", f"unknown name '{e.id}'", e.span,
-                  did_you_mean(e.id, candidates) or "declare it with `let`, as a parameter, or in the pack")
+                  self.removed_hint(e.id) or did_you_mean(e.id, candidates) or
+                  "declare it with `let`, as a parameter, or in the pack", missing=(e.id,))
         return "any"
 
     def e_Qty(self, e, env):
@@ -518,7 +532,7 @@ class Checker:
             if base in KINDS and e.name in KINDS[base].fields:
                 return "any"
             self.diag("RS105", f"a {base} has no attribute '{e.name}'", e.span,
-                      did_you_mean(e.name, attrs) or "attributes: " + ", ".join(sorted(attrs)))
+                      did_you_mean(e.name, attrs) or "attributes: " + ", ".join(sorted(attrs)), missing=(e.name,))
             return "any"
         if base in KINDS and isinstance(e.obj, A.Name):
             spec = KINDS[base]
@@ -559,7 +573,8 @@ class Checker:
                           f"use it as a step on its own line inside an effect block: `{name}(...)`")
             else:
                 self.diag("RS107", f"unknown function '{name}'", e.func.span,
-                          did_you_mean(name, FUNCTIONS) or "functions: " + ", ".join(sorted(FUNCTIONS)))
+                          self.removed_hint(name) or did_you_mean(name, FUNCTIONS) or
+                          "functions: " + ", ".join(sorted(FUNCTIONS)), missing=(name,))
             self._args(e.args, e.kwargs, env)
             return "any"
         self.arity(name, sig, e.args, e.span, "function")
@@ -665,6 +680,18 @@ def _type_hint(expected: str) -> str:
 
 def _kind_span(decl: Decl) -> Span:
     return decl.span
+
+
+def references_of(pack: Pack, decls) -> set:
+    """The (kind, id) pairs that `decls` refer to, checked against `pack` (their own findings are
+    dropped): what a declaration removed by an overlay used (validator.static, RS202)."""
+    c = Checker(pack)
+    with limits.deep_recursion():
+        for decl in decls:
+            spec = KINDS.get(decl.kind)
+            if spec is not None:
+                c.check_decl(decl, spec)
+    return c.referenced
 
 
 def check_pack(pack: Pack) -> tuple[list[Diagnostic], set]:

@@ -105,6 +105,7 @@ def _console():
 # ------------------------------------------------------------------ validate
 def cmd_validate(args) -> int:
     from validator.static import validate_pack
+    from .diagnostic_order import github_lines, render_text
     named = [p for p in args.packs if len(str(p)) < 1024]
     reports = [validate_pack(ref, _search_path(args, named)) for ref in (args.packs or [DEFAULT_PACK])]
     for r in reports:
@@ -133,12 +134,12 @@ def cmd_validate(args) -> int:
         print(json.dumps(out if len(out) > 1 else out[0], indent=2))
     for r in reports:
         found, summary = playouts.get(r.pack_ref, ([], None))
-        if args.format == "github":
-            for d in r.diagnostics + found:
-                print(_github_annotation(d, args.strict))
-        elif args.format == "text":
-            for d in r.diagnostics + found:
-                print(d.render(), file=sys.stdout)
+        if args.format == "github":         # root causes only (rulespec.diagnostic_order)
+            for line in github_lines(r.diagnostics + found, args.strict, args.all):
+                print(line)
+        elif args.format == "text":         # root causes, each counting what it caused
+            for text in render_text(r.diagnostics + found, args.all):
+                print(text, file=sys.stdout)
                 print()
             name = r.pack.id if r.pack else (r.pack_ref if len(r.pack_ref) <= 80 else r.pack_ref[:80] + "…")
             status = "FAILED" if fails[r.pack_ref] else "ok"
@@ -150,17 +151,6 @@ def cmd_validate(args) -> int:
                     print(f"{name} playouts, {players} players: {row['ended']}/{row['games']} ended by the rules, "
                           f"{mean:.1f} Years on average (longest {max(years, default=0)})")
     return 1 if any(fails.values()) else 0
-
-
-def _github_annotation(d, strict: bool) -> str:
-    """A GitHub Actions workflow command: the finding shows on the file's line in the PR."""
-    level = "error" if d.severity == "error" or strict else "warning"
-    msg = f"{d.code} {d.message}" + (f" (hint: {d.hint})" if d.hint else "")
-    msg = msg.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    where = f"file={d.span.file}"
-    if d.span.line:            # no position (e.g. a pack that was not found): file only
-        where += f",line={d.span.line}" + (f",col={d.span.column}" if d.span.column else "")
-    return f"::{level} {where}::{msg}"
 
 
 # ------------------------------------------------------------------ show
@@ -387,6 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("packs", nargs="*", help=f"pack ids or folders (default: {DEFAULT_PACK})")
     v.add_argument("--strict", action="store_true", help="warnings fail too")
     v.add_argument("--format", choices=("text", "json", "github"), default="text")
+    v.add_argument("--all", action="store_true",
+                   help="also print the findings that follow from an earlier error (json always has them)")
     v.add_argument("--playouts", type=_count(0), default=0, help="also play N random games per player count")
     v.add_argument("--seed", type=_seed, default=0)
     v.set_defaults(func=cmd_validate)

@@ -35,6 +35,12 @@ class Diagnostic:
     hint: str = ""     # what was expected / how to fix it
     severity: str = "error"   # "error" | "warning"
     source_line: str = ""     # the offending source line, for the caret display
+    # names whose absence this finding reports (a dangling reference, a declaration nothing
+    # uses, a count of declarations of a kind): when a file that failed to load mentions one,
+    # the finding may only follow from that failure (rulespec.diagnostic_order)
+    missing: tuple = ()
+    # the root cause: the load or syntax error this finding follows from, or None
+    caused_by: "Diagnostic | None" = None
 
     def render(self) -> str:
         """Human text: position, message, the source line with a caret, the hint."""
@@ -60,7 +66,12 @@ class Diagnostic:
             "line": self.span.line,
             "column": self.span.column,
             "hint": self.hint,
+            "caused_by": None if self.caused_by is None else self.caused_by.where(),
         }
+
+    def where(self) -> dict:
+        """The code and position of this finding: how another one names it as its cause."""
+        return {"code": self.code, "file": self.span.file, "line": self.span.line, "column": self.span.column}
 
 
 class RulespecError(Exception):

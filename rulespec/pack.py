@@ -1,16 +1,16 @@
 """Load a content pack and resolve its overlays into one effective pack.
 
-A pack is a folder with `pack.yaml` (manifest), YAML data files and `.rules` DSL files
-(anywhere below the folder). A pack may `extends:` another; loading applies each pack of the
-chain in order, base first:
+A pack is a folder with `pack.yaml` (manifest), YAML data files next to it and `.rules` DSL
+files (anywhere below the folder); its `scenarios/` folder is not part of it (pack_layout). A
+pack may `extends:` another; loading applies each pack of the chain in order, base first:
 
 * DSL declarations: a plain declaration adds a new object (RS101 if the id is taken);
   `replace kind id {...}` swaps the whole declaration, `modify kind id {...}` sets, appends to
   (`+=`) or removes (`remove f`) single fields and sub-blocks, `remove kind id` deletes it.
   Targets that do not exist are RS108.
-* YAML data: an overlay file with the same name replaces the base file whole (the 2-player
-  game replaces the map); `NAME.patch.yaml` deep-merges into it (mappings merge key by key,
-  lists of items with an `id` merge by id, an item with `$remove: true` is deleted).
+* YAML data: an overlay file with the same name replaces the base file whole;
+  `NAME.patch.yaml` is merged into it (rulespec.yamlpatch: mappings key by key, lists with ids
+  by id, other lists replaced whole or changed by `$append` / `$remove` / `$merge`).
 * YAML collections named after a kind (`tracks:`, `palaces:`, `components:`) become
   declarations too, so DSL overlays can modify them like any other object.
 
@@ -32,8 +32,9 @@ from .errors import Diagnostic, RulespecError, Span, did_you_mean, source_line_a
 from .kinds import KINDS
 from .parser import _run, map_spans, parse_rules_file
 from .sandbox import check_path, inside, pack_files, path_problem, read_bytes, relative_inside
-from .schema import check_schema, data_schema_names
+from .schema import check_schema, data_schema_names, load_schema
 from .yamldata import YamlDoc, load_yaml_file
+from .yamlpatch import merge_yaml_docs
 
 EVIDENCE_TAGS = ("rulebook", "board", "derived", "inferred", "placeholder", "decision")
 UNVERIFIED_TAGS = ("inferred", "placeholder")
@@ -103,6 +104,7 @@ class Pack:
     warnings: list = field(default_factory=list)
     modules: list = field(default_factory=list)       # parsed .rules modules (for checks)
     sources: list = field(default_factory=list)       # [(pack id, folder)] of the chain, base first
+    removed: dict = field(default_factory=dict)       # (kind, id) -> (Decl, Span of the `remove`), by overlays
     _content_hash: str | None = field(default=None, repr=False, compare=False)
 
     def content_hash(self) -> str:
@@ -202,11 +204,27 @@ def find_pack(ref: str | Path, search_path=None) -> Path:
     raise RulespecError(Diagnostic("RS020", f"no pack '{ref_s}' found", Span(ref_s), hint))
 
 
+SCENARIOS_FOLDER = "scenarios"      # a pack's scenarios/: tests of the pack, not part of it
+
+
+def pack_layout(folder: Path) -> tuple[list, list, list, list]:
+    """What loading reads of one pack folder (docs/language.md, "Packs"), each list sorted:
+    `yaml`: the `.yaml` files at its root other than pack.yaml (data files, or files loading
+    finds hold no pack data); `rules`: the `.rules` files anywhere below it; `not_read`: the
+    `.yaml` files of its sub-folders, which are not pack data; `problems`: what walking it
+    found (pack_files). Its `scenarios/` folder is not entered (links to folders neither)."""
+    files, problems = pack_files(Path(folder), skip=(SCENARIOS_FOLDER,))
+    yaml_files = [f for f in files if f.name.endswith(".yaml")]
+    top = [f for f in yaml_files if f.parent == folder and f.name != "pack.yaml"]
+    elsewhere = [f for f in yaml_files if f.parent != folder]
+    return top, [f for f in files if f.name.endswith(".rules")], elsewhere, problems
+
+
 def pack_source_files(folder: Path) -> list:
-    """The files of one pack folder that loading reads: pack.yaml, the YAML data files and the
-    `.rules` files anywhere below it, sorted (links to folders are not followed)."""
-    files, _ = pack_files(folder)
-    return sorted({folder / "pack.yaml", *files})
+    """The files of one pack folder that loading reads: pack.yaml, the YAML files at its root
+    and the `.rules` files anywhere below it (not in scenarios/), sorted."""
+    yaml_files, rules, _, _ = pack_layout(folder)
+    return sorted({folder / "pack.yaml", *yaml_files, *rules})
 
 
 # ------------------------------------------------------------------ loading
@@ -246,8 +264,8 @@ class _Loader:
         self.search = search or []
         self.bytes: dict = {}           # pack folder -> bytes read from it (limits.MAX_PACK_BYTES)
 
-    def err(self, code, msg, span, hint="", src=None):
-        self.errors.append(Diagnostic(code, msg, span, hint,
+    def err(self, code, msg, span, hint="", src=None, missing=()):
+        self.errors.append(Diagnostic(code, msg, span, hint, missing=missing,
                                       source_line=src if src is not None else source_line_at(span.file, span.line)))
 
     def _read(self, reader, path: Path, folder: Path, root: Path):
@@ -327,18 +345,20 @@ class _Loader:
             data=dict(base.data) if base else {}, data_history=copy.deepcopy(base.data_history) if base else {},
             decls={}, modules=list(base.modules) if base else [],
             sources=(base.sources if base else []) + [(pid, folder)],
+            removed=dict(base.removed) if base else {},
         )
         if base:
             pack.decls = {k: copy.deepcopy(v) for k, v in base.decls.items()}
-        files, problems = pack_files(folder)
+        yaml_files, rules_files, not_read, problems = pack_layout(folder)
         self.errors.extend(problems)
-        changed = self._load_yaml(pack, folder, root, [f for f in files if f.name.endswith(".yaml")])
+        self._not_pack_data(folder, not_read)
+        changed = self._load_yaml(pack, folder, root, yaml_files)
         # YAML collections are rebuilt from the data files this level replaced or patched
         # (declarations from untouched files keep the changes earlier levels made to them)
         for k in [k for k, d in pack.decls.items() if getattr(d, "yaml_stem", None) in changed]:
             pack.decls.pop(k, None)
         self._yaml_declarations(pack, changed)
-        for path in [f for f in files if f.name.endswith(".rules")]:
+        for path in rules_files:
             try:
                 module = self._read(parse_rules_file, path, folder, root)
             except RulespecError as e:
@@ -377,6 +397,9 @@ class _Loader:
             name = path.name.removesuffix(".yaml")
             patch = name.endswith(".patch")
             stem = name.removesuffix(".patch")
+            if not patch and stem not in known and stem not in pack.data and not _declares_collections(doc):
+                self._not_data_at_root(path, doc, known)
+                continue
             if patch:
                 if stem not in pack.data:
                     self.err("RS108", f"{path.name} patches data file '{stem}.yaml', which the base pack does not have",
@@ -392,13 +415,15 @@ class _Loader:
                              f"write the keys to change (e.g. `{_first_key(pack.data[stem])}: ...`), or delete the "
                              "file; the base file is kept as it is", src=doc.source_line(span))
                     continue
-                # values taken from the patch keep their positions in the patch file
-                doc_eff = merge_yaml_docs(pack.data[stem], doc)
+                # values taken from the patch keep their positions in the patch file; its
+                # mistakes are reported and the rest of it applies
+                base_id = pack.chain[-2] if len(pack.chain) > 1 else pack.id
+                doc_eff = merge_yaml_docs(pack.data[stem], doc, self.errors, f"{stem}.yaml of {base_id}")
                 op = "patch"
             else:
                 doc_eff, op = doc, ("replace" if stem in pack.data else "define")
             if stem in known:
-                problems = check_schema(doc_eff if not patch else _for_check(doc_eff), stem)
+                problems = check_schema(doc_eff, stem)
                 if problems:
                     self.errors.extend(problems)
                     continue
@@ -406,6 +431,45 @@ class _Loader:
             pack.data_history.setdefault(stem, []).append((op, str(path), pack.id))
             changed.add(stem)
         return changed
+
+    def _not_data_at_root(self, path: Path, doc: YamlDoc, known: set):
+        """A YAML file at the pack's root that is no data file: not named after one, and no
+        `tracks:`, `palaces:` or `components:` in it (a scenario, notes). It is not pack data;
+        RS007 (a warning) when it looks like a data file under a wrong name."""
+        keys = list(doc.data) if isinstance(doc.data, dict) else []
+        owners = {k: n for n in sorted(known) for k in load_schema(n).get("properties", {})
+                  if k not in ("note", "evidence")}
+        stray = [k for k in keys if k in owners]
+        close = did_you_mean(path.name.removesuffix(".yaml"), known)
+        if not (stray or close):
+            return
+        named = [close.replace("'?", ".yaml'?").replace("' or", ".yaml' or")] if close else []
+        hint = "; ".join(named + [f"`{k}:` belongs in {owners[k]}.yaml ({owners[k]}.patch.yaml in a variant)"
+                                  for k in stray[:3]])
+        span = Span(str(path), 1, 1)
+        self.warnings.append(Diagnostic(
+            "RS007", f"{path.name} is not pack data: it is not named after a data file ({', '.join(sorted(known))}) "
+                     "and declares no tracks:, palaces: or components:", span,
+            hint, severity="warning", source_line=doc.source_line(span)))
+
+    def _not_pack_data(self, folder: Path, paths: list):
+        """RS007 (a warning) for each `.yaml` file in a sub-folder: it is not read. Pack data sits
+        next to pack.yaml, so a `map.yaml` kept in a sub-folder cannot replace the map unseen;
+        scenarios/ and hidden folders (.github/) are not warned about."""
+        known = data_schema_names()
+        for path in paths:
+            rel = path.relative_to(folder)
+            if any(part.startswith(".") for part in rel.parts[:-1]):
+                continue
+            base = path.name.removesuffix(".yaml").removesuffix(".patch")
+            if base in known:
+                hint = "move it next to pack.yaml to make it part of the pack"
+            else:
+                hint = (f"pack data files sit next to pack.yaml; keep scenarios in {SCENARIOS_FOLDER}/ (not read "
+                        "as pack data), or give other files another extension")
+            self.warnings.append(Diagnostic(
+                "RS007", f"{rel.as_posix()} is not read: only the .yaml files next to pack.yaml are pack data",
+                Span(str(path), 1, 1), hint, severity="warning"))
 
     def _yaml_declarations(self, pack: Pack, stems: set):
         for stem, doc in pack.data.items():
@@ -512,7 +576,7 @@ class _Loader:
             if key not in pack.decls:
                 self._missing_target(pack, item.kind, item.id, item.span, "remove")
                 return
-            del pack.decls[key]
+            pack.removed[key] = (pack.decls.pop(key), item.span)
             return
         d: A.Declaration = item
         key = (d.kind, d.id)
@@ -548,7 +612,8 @@ class _Loader:
             hint = f"'{id_}' exists as a {' / '.join(other_kinds)}"
         if not hint:
             hint = f"`{op}` needs an existing {kind}; to add a new one, declare it without `{op}`"
-        self.err("RS108", f"cannot {op} {kind} '{id_}': no such {kind} in the packs it extends", span, hint)
+        self.err("RS108", f"cannot {op} {kind} '{id_}': no such {kind} in the packs it extends", span, hint,
+                 missing=(id_,))
 
     def _decl_from_ast(self, d, pid, op) -> Decl:
         decl = Decl(d.kind, d.id, d.span, pid, d.title, d.params, list(d.annotations),
@@ -642,6 +707,11 @@ def _type_words(x) -> str:
     return f"a {type(x).__name__}"
 
 
+def _declares_collections(doc: YamlDoc) -> bool:
+    """The YAML file declares tracks, palaces or components (YAML_COLLECTIONS)."""
+    return isinstance(doc.data, dict) and any(k in YAML_COLLECTIONS for k in doc.data)
+
+
 def _first_key(doc: YamlDoc) -> str:
     return str(next(iter(doc.data), "key")) if isinstance(doc.data, dict) else "key"
 
@@ -650,99 +720,3 @@ def _first_word(x) -> str:
     if isinstance(x, (list, tuple)) and x and isinstance(x[0], str):
         return x[0]
     return ""
-
-
-def _deep_merge(base, patch):
-    """Merge YAML `patch` into `base` (see module docstring); plain data, no positions."""
-    return merge_yaml_docs(YamlDoc("<base>", base), YamlDoc("<patch>", patch)).data
-
-
-class _Node:
-    """A YAML value with where it was written (value span, key span, scalar record)."""
-    __slots__ = ("value", "span", "key_span", "scalar")
-
-    def __init__(self, value, span=None, key_span=None, scalar=None):
-        self.value, self.span, self.key_span, self.scalar = value, span, key_span, scalar
-
-
-def _annotate(doc: YamlDoc, value, path=()) -> _Node:
-    if isinstance(value, dict):
-        inner = {k: _annotate(doc, v, path + (k,)) for k, v in value.items()}
-    elif isinstance(value, list):
-        inner = [_annotate(doc, v, path + (i,)) for i, v in enumerate(value)]
-    else:
-        inner = copy.deepcopy(value)
-    return _Node(inner, doc.spans.get(path), doc.key_spans.get(path), doc.scalars.get(path))
-
-
-def _flatten(node: _Node, path, out: YamlDoc):
-    if node.span is not None:
-        out.spans[path] = node.span
-    if node.key_span is not None:
-        out.key_spans[path] = node.key_span
-    if node.scalar is not None:
-        out.scalars[path] = node.scalar
-    if isinstance(node.value, dict):
-        return {k: _flatten(v, path + (k,), out) for k, v in node.value.items()}
-    if isinstance(node.value, list):
-        return [_flatten(v, path + (i,), out) for i, v in enumerate(node.value)]
-    return node.value
-
-
-def _removes(node: _Node) -> bool:
-    if not isinstance(node.value, dict):
-        return False
-    flag = node.value.get("$remove")
-    return flag is not None and flag.value is True
-
-
-def _item_id(node: _Node):
-    """The id of a list item that merges by id, or None."""
-    if isinstance(node.value, dict) and "id" in node.value:
-        i = node.value["id"].value
-        if _is_id(i):
-            return i
-    return None
-
-
-def _merge_nodes(base: _Node, patch: _Node) -> _Node:
-    if isinstance(base.value, dict) and isinstance(patch.value, dict):
-        out = dict(base.value)
-        for k, v in patch.value.items():
-            if _removes(v):
-                out.pop(k, None)
-            elif k in out:
-                out[k] = _merge_nodes(out[k], v)
-            else:
-                out[k] = v
-        # a merged mapping stays where the base wrote it; its new and changed values point at the patch
-        return _Node(out, base.span, base.key_span)
-    if isinstance(base.value, list) and isinstance(patch.value, list) \
-            and all(_item_id(x) is not None for x in patch.value) and all(_item_id(x) is not None for x in base.value):
-        by_id = {_item_id(x): i for i, x in enumerate(base.value)}
-        out = list(base.value)
-        removed = set()
-        for item in patch.value:
-            iid = _item_id(item)
-            if _removes(item):
-                removed.add(iid)
-            elif iid in by_id:
-                out[by_id[iid]] = _merge_nodes(out[by_id[iid]], item)
-            else:
-                out.append(item)
-        return _Node([x for x in out if _item_id(x) not in removed], base.span, base.key_span)
-    return patch
-
-
-def merge_yaml_docs(base: YamlDoc, patch: YamlDoc) -> YamlDoc:
-    """`patch` (a NAME.patch.yaml) deep-merged into `base`: mappings merge key by key, lists of
-    items with an `id` merge by id, `$remove: true` deletes. Every value taken from the patch
-    keeps its position in the patch file (at its merged path); the rest keep the base's."""
-    merged = _merge_nodes(_annotate(base, base.data), _annotate(patch, patch.data))
-    out = YamlDoc(base.file, None, {}, base.text, sources={**base.sources, **patch.sources})
-    out.data = _flatten(merged, (), out)
-    return out
-
-
-def _for_check(doc: YamlDoc) -> YamlDoc:
-    return doc

@@ -102,7 +102,44 @@ def _syntax_error(err: UnexpectedInput, file: str, text: str) -> RulespecError:
                         "put the next field on its own line or separate it with ';'")
         code = "RS011"
     span = Span(file, line or 1, col or 1)
+    side_by_side = _operands_side_by_side(text, span.line, span.column)
+    if side_by_side is not None:
+        span, msg, hint = side_by_side
+        span = Span(file, *span)
+        code = "RS010"
     return RulespecError(Diagnostic(code, msg, span, hint, source_line=source_line_at(file, span.line, text)))
+
+
+_OPERAND = r"(?:\d+[ \t]+)?[a-z_][a-z0-9_]*"
+_SIDE_BY_SIDE = re.compile(rf"^[ \t]*([a-z_][a-z0-9_]*)[ \t]*:[ \t]*({_OPERAND})[ \t]+({_OPERAND})(?:[ \t]+{_OPERAND})*"
+                           r"[ \t]*(?:[;@#].*)?$")
+_KEYWORDS = {"and", "or", "not", "in", "then", "else", "where", "for", "if", "by", "per", "up_to", "as", "remove",
+             "more", "than", "true", "false", "none"}
+
+
+def _operands_side_by_side(text: str, line: int, column: int):
+    """(span, message, hint) when a field a little above the error gives two values with no
+    operator between them (`bottom: florin florin`): the parser reads the second one as the
+    start of a sub-block and fails only on a later token, often on the next line. The span is
+    the second value. None otherwise, or when the error is at that value already."""
+    lines = split_lines(text)
+    n, looked = line, 0
+    while 0 < n <= len(lines) and looked < 2:
+        src = lines[n - 1]
+        if src.strip() and not src.lstrip().startswith("#"):
+            looked += 1
+            m = _SIDE_BY_SIDE.match(src)
+            if m and not _KEYWORDS & set(re.findall(r"[a-z_][a-z0-9_]*", m.group(2) + " " + m.group(3))):
+                start = m.start(3) + 1
+                if (n, start) < (line, column):
+                    first, second = m.group(2), m.group(3)
+                    return ((n, start, n, m.end(3) + 1),
+                            f"'{second}' follows '{first}' with no operator between them",
+                            f"join two values with `+` (both) or `|` (one or the other): "
+                            f"`{m.group(1)}: {first} + {second}` or `{m.group(1)}: {first} | {second}`; "
+                            f"a number before a symbol counts it (`2 {second.split()[-1]}`)")
+        n -= 1
+    return None
 
 
 # ------------------------------------------------------------------ tree -> AST

@@ -134,11 +134,12 @@ def regular_file_text(path, limit: int = limits.MAX_FILE_BYTES) -> str | None:
     return data[:limit].decode("utf-8", errors="replace")
 
 
-def pack_files(folder: Path, suffixes=(".yaml", ".rules")) -> tuple[list, list]:
+def pack_files(folder: Path, suffixes=(".yaml", ".rules"), skip=()) -> tuple[list, list]:
     """The files below a pack folder whose names end with one of `suffixes`, sorted, and the
     problems found walking it (RS004: a folder link leading out of the pack; RS005: too many
-    files). Links to folders are not followed (a link inside the pack would make its files
-    appear twice); links to files are listed, and checked when read (read_bytes)."""
+    files). The sub-folders of `folder` named in `skip` are not entered (a pack's `scenarios/`).
+    Links to folders are not followed (a link inside the pack would make its files appear
+    twice); links to files are listed, and checked when read (read_bytes)."""
     folder = Path(folder)
     root = folder.resolve()
     found, problems = [], []
@@ -148,6 +149,8 @@ def pack_files(folder: Path, suffixes=(".yaml", ".rules")) -> tuple[list, list]:
 
     for dirpath, dirnames, filenames in os.walk(folder, onerror=on_error, followlinks=False):
         here = Path(dirpath)
+        if here == folder:
+            dirnames[:] = [d for d in dirnames if d not in skip]
         for d in list(dirnames):
             p = here / d
             if d.endswith(tuple(suffixes)):

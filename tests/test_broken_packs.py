@@ -36,7 +36,7 @@ BROKEN = PACKS / "broken"
 VALID_PACKS = ["minimal", "minimal_map", "minimal_overlay", "fuzz_base"]
 
 # every code of docs/validator.md that a pack folder can trigger
-ALL_CODES = ["RS001", "RS002", "RS003", "RS010", "RS011", "RS020", "RS021", "RS100", "RS101", "RS102",
+ALL_CODES = ["RS001", "RS002", "RS003", "RS007", "RS010", "RS011", "RS020", "RS021", "RS100", "RS101", "RS102",
              "RS103", "RS104", "RS105", "RS106", "RS107", "RS108", "RS109", "RS120", "RS121", "RS122",
              "RS123", "RS124", "RS130", "RS200"]
 
@@ -331,14 +331,14 @@ def test_patch_spans_follow_the_merged_paths():
     from rulespec.pack import merge_yaml_docs
     base = load_yaml_text("cities:\n  - id: a\n    value: 1\n  - id: b\n    value: 2\n  - id: c\n    value: 3\n",
                           "base.yaml")
-    patch = load_yaml_text("cities:\n  - id: a\n    $remove: true\n  - id: c\n    value: 4\n  - id: d\n    value: 5\n",
-                           "p.yaml")
+    patch = load_yaml_text("cities:\n  $remove: [a]\n  $merge:\n    - id: c\n      value: 4\n  $append:\n"
+                           "    - id: d\n      value: 5\n", "p.yaml")
     m = merge_yaml_docs(base, patch)
     assert [c["id"] for c in m.data["cities"]] == ["b", "c", "d"]
     assert [c["value"] for c in m.data["cities"]] == [2, 4, 5]
     where = {i: (m.span(("cities", i, "value")).file, m.span(("cities", i, "value")).line) for i in range(3)}
-    assert where == {0: ("base.yaml", 5), 1: ("p.yaml", 5), 2: ("p.yaml", 7)}
-    assert m.source_line(m.span(("cities", 1, "value"))) == "    value: 4"
+    assert where == {0: ("base.yaml", 5), 1: ("p.yaml", 5), 2: ("p.yaml", 8)}
+    assert m.source_line(m.span(("cities", 1, "value"))) == "      value: 4"
     assert m.source_line(m.span(("cities", 0, "value"))) == "    value: 2"
 
 

@@ -2,9 +2,11 @@
 
 Order: load + overlays (syntax, schema, duplicate ids, overlay targets), then kinds/fields/
 references/types (rulespec.checker), map and setup checks (validator.map_checks), component
-counts (RS130), unused declarations (RS200, warning) and playout hints that can never apply
-(RS201, warning). Each check reports Diagnostics with a
-stable code; the codes are documented in docs/validator.md.
+counts (RS130), unused declarations (RS200, warning), declarations an overlay's `remove` left
+unused (RS202, warning) and playout hints that can never apply (RS201, warning). Each check
+reports Diagnostics with a stable code; the codes are documented in docs/validator.md. The
+findings are ordered by cause (rulespec.diagnostic_order): what follows from a file that
+failed to load is grouped under that file's error.
 """
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from dataclasses import dataclass, field
 
 from rulespec import ast as A
 
-from rulespec.checker import check_pack
+from rulespec.checker import check_pack, references_of
+from rulespec.diagnostic_order import order
 from rulespec import limits
 from rulespec.prompts import literal_values, render_static
 from rulespec.errors import Diagnostic, RuleFault, RulespecError, source_line_at
@@ -22,6 +25,8 @@ from rulespec.pack import Pack, load_pack_collecting
 # kinds whose declarations must be referenced somewhere to be useful
 # (options and symbols are also read by the engine itself, so they are not reported)
 REFERENCE_ONLY_KINDS = ("action", "procedure", "war_bonus", "ability", "table", "formula")
+# kinds whose declarations RS202 reports when an overlay's `remove` took away their last use
+ORPHAN_KINDS = REFERENCE_ONLY_KINDS + ("symbol", "player_var")
 
 
 @dataclass
@@ -55,13 +60,15 @@ def validate_pack(ref, search_path=None) -> Report:
         report.diagnostics.extend(diags)
         report.diagnostics.extend(check_map_data(pack))
         report.diagnostics.extend(check_components(pack))
-        report.diagnostics.extend(check_unused(pack, referenced))
+        orphans = check_orphaned_by_removal(pack, referenced)
+        report.diagnostics.extend(orphans)
+        report.diagnostics.extend(check_unused(pack, referenced, skip={d.missing for d in orphans}))
         report.diagnostics.extend(check_playout_hints(pack))
         if not report.errors:
             report.diagnostics.extend(check_constraints_at_setup(pack))
         if not report.errors:
             report.diagnostics.extend(check_game_starts(pack))
-    report.diagnostics.sort(key=lambda d: (d.severity != "error", d.span.file, d.span.line, d.span.column))
+    report.diagnostics = order(report.diagnostics, report.pack)
     return report
 
 
@@ -98,20 +105,49 @@ def check_components(pack: Pack) -> list:
             out.append(Diagnostic(
                 "RS130", f"the box holds {want} {typ or ''} {kind}s ({comp.id}) but the pack declares {have}",
                 span, f"add or remove {kind} declarations (or their `copies:`), or correct `count:`; "
-                      f"declared: {', '.join(f'{d.id}×{_copies(d)}' for d in found[:10])}{' ...' if len(found) > 10 else ''}",
-                source_line=source_line_at(span.file, span.line)))
+                      f"declared: {', '.join(f'{d.id}×{_copies(d)}' for d in found[:10]) or 'none'}{' ...' if len(found) > 10 else ''}",
+                source_line=source_line_at(span.file, span.line), missing=(kind,)))
     return out
 
 
-def check_unused(pack: Pack, referenced: set) -> list:
+def check_unused(pack: Pack, referenced: set, skip=()) -> list:
+    """RS200 (warning): a declaration that nothing uses. `skip`: the `missing` of the RS202
+    findings, reported already."""
     out = []
     used_names = {i for (_, i) in referenced}
     for (kind, id_), d in pack.decls.items():
-        if kind in REFERENCE_ONLY_KINDS and (kind, id_) not in referenced and id_ not in used_names:
+        if kind in REFERENCE_ONLY_KINDS and (kind, id_) not in referenced and id_ not in used_names \
+                and (str(id_),) not in skip:
             span = d.id_span or d.span
             out.append(Diagnostic("RS200", f"{kind} '{id_}' is declared but never used", span,
                                   f"use it somewhere, or remove it (`remove {kind} {id_}` in an overlay)",
-                                  severity="warning", source_line=source_line_at(span.file, span.line)))
+                                  severity="warning", source_line=source_line_at(span.file, span.line),
+                                  missing=(str(id_),)))
+    return out
+
+
+def check_orphaned_by_removal(pack: Pack, referenced: set) -> list:
+    """RS202 (warning): a symbol, procedure, formula... that a declaration removed by an overlay
+    (`remove action trade`) used, and that nothing uses any more: said at its declaration,
+    naming the `remove` that took its last use away."""
+    gone = [(decl, where) for key, (decl, where) in pack.removed.items() if key not in pack.decls]
+    if not gone:
+        return []
+    used_names = {i for (_, i) in referenced}
+    out, seen = [], set()
+    for decl, where in gone:
+        for key in sorted(references_of(pack, [decl]), key=str):
+            kind, id_ = key
+            d = pack.decls.get(key)
+            if d is None or kind not in ORPHAN_KINDS or key in referenced or id_ in used_names or key in seen:
+                continue
+            seen.add(key)
+            span = d.id_span or d.span
+            out.append(Diagnostic(
+                "RS202", f"{kind} '{id_}' is no longer used: its last use was in {decl.kind} '{decl.id}', "
+                         f"removed by `remove {decl.kind} {decl.id}` at {where}", span,
+                f"remove it too (`remove {kind} {id_}`), or use it in another rule", severity="warning",
+                source_line=source_line_at(span.file, span.line), missing=(str(id_),)))
     return out
 
 
@@ -149,10 +185,11 @@ def check_playout_hints(pack: Pack) -> list:
     procedures = {d.id for d in pack.of_kind("procedure")}
     out = []
 
-    def warn(d, field, msg, hint):
+    def warn(d, field, msg, hint, missing=()):
+        """missing: the prompt, label or procedure not found (it may be in a file that failed)."""
         fv = d.fields.get(field)
         span = getattr(fv.value, "span", None) or fv.span if fv is not None else d.span
-        out.append(Diagnostic("RS201", msg, span, hint, severity="warning",
+        out.append(Diagnostic("RS201", msg, span, hint, severity="warning", missing=missing,
                               source_line=source_line_at(span.file, span.line)))
 
     for d in hints:
@@ -162,7 +199,7 @@ def check_playout_hints(pack: Pack) -> list:
             close = difflib.get_close_matches(decision, sorted(prompts), n=1, cutoff=0.5)
             warn(d, "decision", f"playout hint '{d.id}': no decision of the rules has a prompt starting with "
                                 f"'{decision}'", f"did you mean '{close[0]}'?" if close else
-                 "copy the start of a prompt from a choose / optional / either in the rules")
+                 "copy the start of a prompt from a choose / optional / either in the rules", (decision,))
         word = move.split(" ", 1)[0]
         rest = move[len(word) + 1:]
         if word not in MOVE_WORDS:
@@ -171,11 +208,13 @@ def check_playout_hints(pack: Pack) -> list:
         elif word == "option" and rest and not any(lab.startswith(rest) for lab in labels):
             close = difflib.get_close_matches(rest, sorted(labels), n=1, cutoff=0.5)
             warn(d, "move", f"playout hint '{d.id}': no option of the rules is labelled '{rest}...'",
-                 f"did you mean 'option {close[0]}'?" if close else "copy the start of an option label from the rules")
+                 f"did you mean 'option {close[0]}'?" if close else "copy the start of an option label from the rules",
+                 (rest,))
         elif word == "run" and rest and rest not in procedures:
             close = difflib.get_close_matches(rest, sorted(procedures), n=1)
             warn(d, "move", f"playout hint '{d.id}': no procedure named '{rest}'",
-                 f"did you mean 'run {close[0]}'?" if close else "name a procedure offered while paying (during_payment)")
+                 f"did you mean 'run {close[0]}'?" if close else "name a procedure offered while paying (during_payment)",
+                 (rest,))
     return out
 
 
