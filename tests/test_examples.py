@@ -15,16 +15,9 @@ from validator.static import validate_pack
 EXAMPLES = Path(__file__).resolve().parents[1] / "content" / "examples"
 NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "pack.yaml").is_file())
 
-# the YAML list patch form `$append` (the wt-yaml branch) is not on this branch yet
-APPEND_PENDING = pytest.mark.xfail(strict=True, reason="new_road uses the `roads: {$append: [...]}` patch form, "
-                                                       "not supported yet: the example fails to load")
 # `show --diff` names a changed YAML item only once the diff is item by item (the wt-show branch)
 DATA_DIFF_PENDING = pytest.mark.xfail(strict=True, reason="show --diff names a changed data file, not the "
                                                           "changed item, until the item-by-item diff lands")
-# the pack loader reads scenarios/*.yaml as data until it skips a pack's scenarios/ (wt-yaml)
-SCENARIOS_READ_PENDING = pytest.mark.xfail(strict=True, reason="the pack loader reads the example's "
-                                                               "scenarios/*.yaml as a data file")
-
 # example -> (the declaration or data item it changes, the new value as the diff prints it)
 CHANGES = {
     "trade_three_florins": ("florins_per_ship", "3"),
@@ -57,13 +50,13 @@ def test_at_least_twelve_examples_each_with_its_change_listed():
     assert set(NAMES) == set(CHANGES)
 
 
-@pytest.mark.parametrize("name", _params(NAMES, {"new_road": APPEND_PENDING}))
+@pytest.mark.parametrize("name", NAMES)
 def test_example_validates_clean(name):
     report = validate_pack(EXAMPLES / name)
     assert not report.diagnostics, "\n".join(d.render() for d in report.diagnostics)
 
 
-@pytest.mark.parametrize("name", _params(NAMES, {"new_road": APPEND_PENDING}))
+@pytest.mark.parametrize("name", NAMES)
 def test_example_scenario_passes(name):
     scenarios = sorted((EXAMPLES / name / "scenarios").glob("*.yaml"))
     assert scenarios, f"{name} has no scenario"
@@ -91,8 +84,7 @@ def _diff(name, capsys) -> list:
     return [x for x in out.splitlines() if x.strip() and not re.match(r"\d+ difference", x)]
 
 
-@pytest.mark.parametrize("name", _params(NAMES, {**{n: DATA_DIFF_PENDING for n in DATA_EXAMPLES},
-                                                 "new_road": APPEND_PENDING}))
+@pytest.mark.parametrize("name", _params(NAMES, {n: DATA_DIFF_PENDING for n in DATA_EXAMPLES}))
 def test_example_diff_shows_the_changed_token(name, capsys):
     """`show EXAMPLE --diff base_3to5` names what changed and shows the new value, as a token."""
     what, token = CHANGES[name]
@@ -102,8 +94,7 @@ def test_example_diff_shows_the_changed_token(name, capsys):
     assert any(new_value.search(x.split("#")[0]) for x in lines), lines
 
 
-@pytest.mark.parametrize("name", _params(NAMES, {**{n: SCENARIOS_READ_PENDING for n in NAMES},
-                                                 "new_road": APPEND_PENDING}))
+@pytest.mark.parametrize("name", NAMES)
 def test_example_diff_mentions_nothing_else(name, capsys):
     """Every declaration or data item the diff names is one the example's own files write."""
     lines = _diff(name, capsys)
