@@ -61,7 +61,7 @@ def expr(e, parent: int = 0) -> str:
     return f"<{t.__name__}>"
 
 
-_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|-?[0-9][0-9._]*")
+_BARE = re.compile(r"[a-z_][a-z0-9_]*|-?[0-9][0-9._]*")
 
 
 def _plain(v) -> str:
@@ -177,6 +177,8 @@ def declaration(d, indent: int = 0) -> str:
     head += annotations(d.annotations)
     lines = [f"{pad}{head} {{"]
     for fv in d.fields.values():
+        if fv.name == "evidence" and isinstance(fv.value, dict):
+            continue        # a YAML item's evidence mapping: its tags are on the fields it names
         lines.append(f"{pad}  {field(fv, indent + 1)}")
     for b in d.blocks.values():
         lines.append(declaration(b, indent + 1))
