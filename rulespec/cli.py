@@ -228,6 +228,13 @@ def _show_one(args, pack) -> int:
         listed = ", ".join(ids[:12]) + (", …" if len(ids) > 12 else "")
         raise _usage(args.argv, args.id, f"pack '{pack.id}' has no {args.kind} '{args.id}'",
                      did_you_mean(args.id, ids) or f"the {args.kind} ids: {listed}")
+    if args.diff:                       # the diff of this one declaration or item
+        from . import packdiff
+        from .pack import load_pack
+        base = load_pack(args.diff, _search_path(args))
+        entries = packdiff.only(packdiff.pack_changes(pack, base), args.kind, args.id)
+        print(show.to_json(packdiff.to_json(entries)) if args.json else packdiff.render(entries, pack, base))
+        return 0
     if args.json:
         decl = next((d for (k, i), d in pack.decls.items() if k == args.kind and str(i) == args.id), None)
         item = show.item_collections(pack).get(args.kind, {}).get(args.id)

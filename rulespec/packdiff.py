@@ -355,6 +355,18 @@ def pack_changes(pack: Pack, base: Pack) -> list:
     return decl_entries(pack, base) + data_entries(pack, base)
 
 
+def only(entries: list, kind: str, id_: str) -> list:
+    """The changes of one declaration or YAML item (`show PACK KIND ID --diff BASE`)."""
+    name = f"{kind} {id_}"
+    out = [e for e in entries if e.what == name]
+    for e in entries:
+        if e.what.startswith("data "):
+            mine = [d for d in e.details if d.path == name or d.path.startswith((name + ".", name + "["))]
+            if mine:
+                out.append(Entry(e.sign, e.what, e.where, details=mine))
+    return out
+
+
 # ------------------------------------------------------------------ output
 def render(entries: list, pack: Pack, base: Pack) -> str:
     lines = [f"--- {base.id}", f"+++ {pack.id}"]

@@ -225,3 +225,15 @@ def test_diff_json_carries_whole_texts(capsys):
     (d,) = entry["details"]
     assert (d["old"], d["new"]) == ("adjacent_by_road(origin, target)", "road_distance(origin, target) <= 2")
     assert d["where"] == "annex_two_roads/variant.rules:3"
+
+
+def test_diff_of_one_declaration_or_item(capsys):
+    code, out, _ = _cli(capsys, "show", "show_fixture", "city", "florence", "--diff", "base_3to5",
+                        "--pack-path", str(PACKS))
+    assert code == 0
+    changes = [x.strip() for x in out.splitlines()[2:-1]]
+    assert changes == ["~ data map    # patched by show_fixture/map.patch.yaml",
+                       "~ city florence.value: 3 -> 4    # show_fixture/map.patch.yaml:4"]
+    code, out, _ = _cli(capsys, "show", "show_fixture", "formula", "tiles_per_govern_symbol", "--diff", "base_3to5",
+                        "--pack-path", str(PACKS))
+    assert _headers(out) == {("~", "formula", "tiles_per_govern_symbol")} and "city" not in out
