@@ -158,37 +158,80 @@ def cmd_show(args) -> int:
     from .pack import load_pack
     from . import show
     pack = load_pack(args.pack, _search_path(args))
+    if args.kind is not None:
+        return _show_one(args, pack)
     if args.unverified:
-        rows = show.unverified(pack)
+        rows, chosen = show.unverified(pack), show.decisions(pack)
         if args.json:
             print(show.to_json({"pack": pack.id, "counts": show.unverified_summary(rows),
-                                "items": [dict(zip(("evidence", "what", "note", "where"), r)) for r in rows]}))
+                                "items": [dict(zip(("evidence", "what", "note", "where"), r), status="to check")
+                                          for r in rows],
+                                "decisions": [dict(zip(("evidence", "what", "note", "where"), r), status="decision")
+                                              for r in chosen]}))
             return 0
         from rich.table import Table
-        table = Table(title=f"Values in {pack.id} not taken from the rulebook")
-        for col in ("evidence", "what", "note", "where"):
-            table.add_column(col, overflow="fold")
-        for r in rows:
-            table.add_row(*r)
         con = _console()
-        con.print(table)
+        for title, found in (
+                (f"To check: values in {pack.id} not taken from the rulebook (inferred, placeholder)", rows),
+                (f"Decisions: readings chosen in {pack.id} between contradicting sources, or house rules", chosen)):
+            table = Table(title=title)
+            for col in ("evidence", "what", "note", "where"):
+                table.add_column(col, overflow="fold")
+            for r in found:
+                table.add_row(*r)
+            con.print(table)
         counts = show.unverified_summary(rows)
         con.print("counts: " + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) + f"; total: {len(rows)}")
+        con.print(f"decisions: {len(chosen)} (readings we chose, not values to check)")
         return 0
     if args.diff:
+        from . import packdiff
         base = load_pack(args.diff, _search_path(args))
-        rows = show.pack_diff(pack, base)
+        entries = packdiff.pack_changes(pack, base)
         if args.json:
-            print(show.to_json([dict(zip(("change", "what", "detail"), r)) for r in rows]))
+            print(show.to_json(packdiff.to_json(entries)))
         else:
-            for change, what, detail in rows:
-                print(f"{change:8} {what}" + (f"    {detail}" if detail else ""))
-            print(f"{len(rows)} difference(s) between {pack.id} and {base.id}")
+            print(packdiff.render(entries, pack, base))
         return 0
     if args.json:
         print(show.to_json(show.pack_json(pack)))
     else:
         print(show.pack_text(pack))
+    return 0
+
+
+def _show_one(args, pack) -> int:
+    """`show PACK KIND ID`: one declaration or YAML item, with where it was defined and changed."""
+    from . import show
+    from .errors import did_you_mean
+    kinds = show.kinds(pack)
+    if args.kind not in kinds:
+        raise _usage(args.argv, args.kind, f"pack '{pack.id}' has nothing of kind '{args.kind}'",
+                     did_you_mean(args.kind, kinds) or f"kinds: {', '.join(kinds)}")
+    ids = show.ids(pack, args.kind)
+    if args.id is not None:
+        args.id = show.canonical_id(pack, args.kind, args.id)
+    if args.id is None:
+        raise _usage(args.argv, args.kind, f"`show PACK {args.kind}` needs the id of one {args.kind}",
+                     f"e.g. `rulespec show {args.pack} {args.kind} {ids[0]}`")
+    if args.id not in ids:
+        listed = ", ".join(ids[:12]) + (", …" if len(ids) > 12 else "")
+        raise _usage(args.argv, args.id, f"pack '{pack.id}' has no {args.kind} '{args.id}'",
+                     did_you_mean(args.id, ids) or f"the {args.kind} ids: {listed}")
+    if args.diff:                       # the diff of this one declaration or item
+        from . import packdiff
+        from .pack import load_pack
+        base = load_pack(args.diff, _search_path(args))
+        entries = packdiff.only(packdiff.pack_changes(pack, base), args.kind, args.id)
+        print(show.to_json(packdiff.to_json(entries)) if args.json else packdiff.render(entries, pack, base))
+        return 0
+    if args.json:
+        decl = next((d for (k, i), d in pack.decls.items() if k == args.kind and str(i) == args.id), None)
+        item = show.item_collections(pack).get(args.kind, {}).get(args.id)
+        print(show.to_json({"declaration": show.decl_json(decl) if decl else None,
+                            "item": {"data": item[0], "path": list(item[1]), "value": item[2]} if item else None}))
+    else:
+        print(show.describe(pack, args.kind, args.id))
     return 0
 
 
@@ -383,11 +426,17 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--seed", type=_seed, default=0)
     v.set_defaults(func=cmd_validate)
 
-    s = sub.add_parser("show", parents=[common], help="print the effective pack after overlays")
+    s = sub.add_parser("show", parents=[common], help="print the effective pack after overlays, one declaration "
+                                                      "or item (KIND ID), or a diff against another pack")
     s.add_argument("pack", nargs="?", default=DEFAULT_PACK)
+    s.add_argument("kind", nargs="?", help="with ID: show one declaration (action, formula...) or YAML item "
+                                           "(city, road, colour...) and where it was defined and changed")
+    s.add_argument("id", nargs="?")
     s.add_argument("--json", action="store_true")
-    s.add_argument("--diff", metavar="BASE", help="only what differs from BASE")
-    s.add_argument("--unverified", action="store_true", help="list values marked inferred/placeholder")
+    s.add_argument("--diff", metavar="BASE", help="what differs from BASE: declarations line by line, "
+                                                  "YAML data item by item")
+    s.add_argument("--unverified", action="store_true", help="list values marked inferred/placeholder (to check) "
+                                                             "and decision (a reading we chose)")
     s.set_defaults(func=cmd_show)
 
     m = sub.add_parser("map", parents=[common], help="draw the board graph as SVG")

@@ -1,6 +1,8 @@
 """Turn AST nodes back into DSL text, for `rulespec show`, diffs and explanations."""
 from __future__ import annotations
 
+import re
+
 from . import ast as A
 
 _PREC = {"or": 1, "and": 2, "|": 4, "+": 5, "-": 5, "*": 6, "/": 6, "%": 6}
@@ -59,15 +61,24 @@ def expr(e, parent: int = 0) -> str:
     return f"<{t.__name__}>"
 
 
+_BARE = re.compile(r"[a-z_][a-z0-9_]*|-?[0-9][0-9._]*")
+
+
 def _plain(v) -> str:
+    """Plain YAML data in flow form: a string that is not a name or a number is quoted (so a
+    note with a colon or a comma reads as one value)."""
+    if isinstance(v, A.Node):
+        return expr(v)
     if isinstance(v, bool):
         return "true" if v else "false"
+    if v is None:
+        return "none"
     if isinstance(v, list):
         return "[" + ", ".join(_plain(x) for x in v) + "]"
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_plain(x)}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{_plain(k)}: {_plain(x)}" for k, x in v.items()) + "}"
     if isinstance(v, str):
-        return v
+        return v if _BARE.fullmatch(v) and v not in ("true", "false", "none") else expr(A.Str(v))
     return str(v)
 
 
@@ -141,3 +152,35 @@ def value(v, indent: int = 0) -> str:
     if isinstance(v, A.Block):
         return block(v, indent)
     return expr(v)
+
+
+def annotations(anns) -> str:
+    """` @tag("note")` for each annotation, as written after a title or a field value."""
+    return "".join(f" @{a.name}" + (f"({expr(A.Str(a.text))})" if a.text else "") for a in anns)
+
+
+def field(fv, indent: int = 0) -> str:
+    """One field of a resolved declaration: `name: value @tags` (a block spans several lines)."""
+    return f"{fv.name}: {value(fv.value, indent)}{annotations(fv.annotations)}"
+
+
+def declaration(d, indent: int = 0) -> str:
+    """A resolved declaration or sub-block (rulespec.pack.Decl) as DSL text: what `show KIND ID`
+    prints and what a diff compares line by line."""
+    pad = "  " * indent
+    head = d.kind if d.id is None else f"{d.kind} {d.id}"
+    if d.params:
+        head += "(" + ", ".join(p.name + (f": {p.type}" if p.type else "") +
+                                (f" = {expr(p.default)}" if p.default is not None else "") for p in d.params) + ")"
+    if d.title:
+        head += " " + expr(A.Str(d.title))
+    head += annotations(d.annotations)
+    lines = [f"{pad}{head} {{"]
+    for fv in d.fields.values():
+        if fv.name == "evidence" and isinstance(fv.value, dict):
+            continue        # a YAML item's evidence mapping: its tags are on the fields it names
+        lines.append(f"{pad}  {field(fv, indent + 1)}")
+    for b in d.blocks.values():
+        lines.append(declaration(b, indent + 1))
+    lines.append(f"{pad}}}")
+    return "\n".join(lines)
