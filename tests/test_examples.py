@@ -15,9 +15,6 @@ from validator.static import validate_pack
 EXAMPLES = Path(__file__).resolve().parents[1] / "content" / "examples"
 NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "pack.yaml").is_file())
 
-# `show --diff` names a changed YAML item only once the diff is item by item (the wt-show branch)
-DATA_DIFF_PENDING = pytest.mark.xfail(strict=True, reason="show --diff names a changed data file, not the "
-                                                          "changed item, until the item-by-item diff lands")
 # example -> (the declaration or data item it changes, the new value as the diff prints it)
 CHANGES = {
     "trade_three_florins": ("florins_per_ship", "3"),
@@ -35,14 +32,8 @@ CHANGES = {
     "new_action_tax": ("tax_collector", "tax"),
     "religious_awards_six": ("religious_awards", "6"),
 }
-DATA_EXAMPLES = {"new_road", "ravenna_value_three", "rich_start"}
 # the examples issue 15 asks for, each at most 5 lines of rules or data
 SHORT = ["trade_three_florins", "annex_at_value", "indulgence_loan_four", "new_road"]
-
-
-def _params(names, pending=None):
-    pending = pending or {}
-    return [pytest.param(n, marks=pending[n]) if n in pending else n for n in names]
 
 
 def test_at_least_twelve_examples_each_with_its_change_listed():
@@ -84,7 +75,7 @@ def _diff(name, capsys) -> list:
     return [x for x in out.splitlines() if x.strip() and not re.match(r"\d+ difference", x)]
 
 
-@pytest.mark.parametrize("name", _params(NAMES, {n: DATA_DIFF_PENDING for n in DATA_EXAMPLES}))
+@pytest.mark.parametrize("name", NAMES)
 def test_example_diff_shows_the_changed_token(name, capsys):
     """`show EXAMPLE --diff base_3to5` names what changed and shows the new value, as a token."""
     what, token = CHANGES[name]
