@@ -235,13 +235,28 @@ def load_scenario(path):
     return doc
 
 
+def home_pack(path) -> Path | None:
+    """The pack whose own scenario this file is: a file directly in the `scenarios/` folder of
+    a pack (PACK/scenarios/NAME.yaml, PACK holding a pack.yaml), else None. Such a scenario
+    may leave out `pack:`, so a pack's tests move and get renamed with it."""
+    folder = Path(path).parent
+    if folder.name == "scenarios" and (folder.parent / "pack.yaml").is_file():
+        return folder.parent.resolve()
+    return None
+
+
 def scenario_pack(path, doc, search_path=None) -> Path:
-    """The folder of the pack a scenario names (`pack:`, default base_3to5): a folder inside
-    the scenario's own folder (a relative path), or an id (bundled, or in the search path).
-    An absolute path or one leading out of the scenario's folder is RS022, an unknown pack
-    RS020, both at the `pack:` line."""
+    """The folder of the pack a scenario names (`pack:`): a folder inside the scenario's own
+    folder (a relative path), or an id (bundled, or in the search path). Without `pack:`, the
+    pack whose `scenarios/` folder holds the file (home_pack), else base_3to5. An absolute
+    path or one leading out of the scenario's folder is RS022, an unknown pack RS020, both at
+    the `pack:` line."""
     from rulespec.pack import _ID, find_in_search_path
     from rulespec.sandbox import check_path, inside, relative_inside
+    if "pack" not in doc.data:
+        home = home_pack(path)
+        if home is not None:
+            return home
     ref = str(doc.data.get("pack", "base_3to5"))
     span = doc.span(("pack",)) if "pack" in doc.data else doc.span(())
     src = doc.source_line(span)
