@@ -1,5 +1,5 @@
 """The `rulespec` command line: validate, show, map, play, replay, scenario, test, bench,
-golden. The pack is the first positional argument of the commands that take one (`rulespec
+golden, migrate. The pack is the first positional argument of the commands that take one (`rulespec
 play wars_of_italy`; default base_3to5). Content problems are printed as diagnostics, never
 tracebacks.
 
@@ -533,6 +533,13 @@ def cmd_golden(args) -> int:
     return 1 if outcome.failed else 0
 
 
+# ------------------------------------------------------------------ migrate
+def cmd_migrate(args) -> int:
+    """Rewrite a pack for the newest version of the language (rulespec/migrate.py)."""
+    from . import migrate
+    return migrate.run(args.pack, _search_path(args, [args.pack]), check=args.check, write_files=args.write)
+
+
 # ------------------------------------------------------------------ main
 PACK_HELP = f"a bundled pack id (base_3to5, wars_of_italy) or a folder holding a pack.yaml (default: {DEFAULT_PACK})"
 
@@ -650,6 +657,14 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out", metavar="FILE", help="write the report here instead of to standard output "
                                                  "(a one-line summary is still printed)")
     t.set_defaults(func=cmd_test)
+
+    mg = sub.add_parser("migrate", parents=[common], help="rewrite a pack written for an older version of the "
+                                                          "language (pack.yaml `language:`) for the newest")
+    mg.add_argument("pack", metavar="PACK", help=PACK_HELP.split(" (default")[0])
+    how = mg.add_mutually_exclusive_group()
+    how.add_argument("--check", action="store_true", help="exit 1 when migrating would change something (for CI)")
+    how.add_argument("--write", action="store_true", help="write the rewritten files (default: print the diff)")
+    mg.set_defaults(func=cmd_migrate)
     return p
 
 

@@ -50,7 +50,8 @@ def test_interpreter_names_no_game_noun():
     assert total <= NOUNS, _lower_hint("NOUNS", total, NOUNS)
     over = {f: (n, NOUNS_PER_FILE.get(f, 0)) for f, n in hits.items() if n > NOUNS_PER_FILE.get(f, 0)}
     assert not over, "more base-game nouns than allowed in: " + ", ".join(
-        f"{f} {n} (ratchet {allowed})" for f, (n, allowed) in over.items()) + f"; see {wc.noun_words().most_common(5)}"
+        f"{f} {n} (ratchet {allowed})" for f, (n, allowed) in over.items()) + \
+        f"; its words: {wc.noun_words(files=set(over)).most_common(8)}"
     assert FINAL_NOUNS <= NOUNS
 
 

@@ -98,11 +98,14 @@ def noun_hits(pattern: str = TIER1, folder: Path = INTERPRETER) -> dict[str, int
             for p in sorted(folder.glob("*.py"))}
 
 
-def noun_words(pattern: str = TIER1, folder: Path = INTERPRETER) -> Counter:
-    """The matching words themselves, with how often each occurs: what a stage has left to do."""
+def noun_words(pattern: str = TIER1, folder: Path = INTERPRETER, files=None) -> Counter:
+    """The matching words themselves, with how often each occurs (in the named `files` of
+    `folder`, default all): what a stage has left to do."""
     rx = re.compile(pattern, re.I)
     c: Counter = Counter()
     for p in sorted(folder.glob("*.py")):
+        if files is not None and p.name not in files:
+            continue
         for w in _words(ast.parse(p.read_text(encoding="utf-8"))):
             if rx.search(w):
                 c[w] += 1
