@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
 from rulespec import migrate, schema
 from rulespec import pack as packmod
@@ -115,8 +116,10 @@ UP_TO_DATE = sorted(bundled_packs()) + [str(PACKS / n) for n in ("minimal", "min
 
 @pytest.mark.parametrize("ref", UP_TO_DATE, ids=lambda r: Path(r).name)
 def test_every_pack_we_ship_has_nothing_to_migrate(capsys, ref):
-    pid = load_pack_collecting(ref)[0].id
-    for flags in ((), ("--check",)):
+    folder = bundled_packs().get(ref) or Path(ref)
+    pid = yaml.safe_load((folder / "pack.yaml").read_text(encoding="utf-8"))["id"]
+    # each load costs a second or two: --check on every pack, the plain command on the bundled ones
+    for flags in [("--check",)] + ([()] if ref in bundled_packs() else []):
         code, out, err = run_cli(capsys, "migrate", ref, *flags)
         assert (code, out, err) == (0, f"{pid} is written for language 1: nothing to migrate\n", "")
 
