@@ -69,9 +69,14 @@ def run_procedure(eng, st, name: str, player: str = "red", **args) -> list:
     return rt.events
 
 
+def text_of(event) -> str:
+    """An account line: a text, or a structured log event {"event": "log", "text": ...}."""
+    return event if isinstance(event, str) else str(event.get("text", ""))
+
+
 def rolled(events) -> list:
     """The faces of the d6 rolls in account lines `red rolls d6: 4`."""
-    return [int(e.rsplit(":", 1)[1]) for e in events if " d6: " in e]
+    return [int(text_of(e).rsplit(":", 1)[1]) for e in events if " d6: " in text_of(e)]
 
 
 # ------------------------------------------------------------------ rolls
