@@ -84,6 +84,7 @@ class Ruleset:
     block_owner: dict = field(default_factory=dict)
     player_vars: dict = field(default_factory=dict)          # player_var id -> default
     formulas: dict = field(default_factory=dict)
+    dice: dict = field(default_factory=dict)                 # die id -> its faces, in order
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -284,6 +285,9 @@ class Ruleset:
         self.formulas[d.id] = {"params": [(p.name, self.comp.expr(p.default, {})[0] if p.default is not None else None)
                                           for p in d.params],
                                "value": self.fn(d, "value", default=_const(None))}
+
+    def _k_die(self, d):
+        self.dice[d.id] = list(self.static(d, "faces", []) or [])
 
     def _k_table(self, d):
         self.tables[d.id] = self.static(d, "rows")

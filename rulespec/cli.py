@@ -588,11 +588,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("show", parents=[common], help="print the effective pack after overlays, one declaration "
                                                       "or item (KIND ID), or a diff against another pack")
-    s.add_argument("pack", nargs="?", default=DEFAULT_PACK)
+    s.add_argument("pack", nargs="?", default=DEFAULT_PACK, help=f"pack id or folder (default: {DEFAULT_PACK})")
     s.add_argument("kind", nargs="?", help="with ID: show one declaration (action, formula...) or YAML item "
                                            "(city, road, colour...) and where it was defined and changed")
-    s.add_argument("id", nargs="?")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("id", nargs="?", help="with KIND: the id of the declaration or item (a road: its two cities, "
+                                         "e.g. pisa-florence)")
+    s.add_argument("--json", action="store_true", help="print JSON (whole texts, provenance) instead of text")
     s.add_argument("--diff", metavar="BASE", help="what differs from BASE: declarations line by line, "
                                                   "YAML data item by item")
     s.add_argument("--unverified", action="store_true", help="list values marked inferred/placeholder (to check) "

@@ -17,6 +17,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .diagnostic_order import github_command, relative_path
 from .errors import Diagnostic, RulespecError
 
 DEFAULT_PLAYOUTS = 3
@@ -185,30 +186,6 @@ def text_report(result: PackTest) -> str:
     return "\n".join([check_text(c) for c in result.checks] + [summary_line(result)])
 
 
-def github_annotation(file: str, line: int, column: int, message: str, level: str = "error") -> str:
-    """A GitHub Actions workflow command: the finding shows on the file's line in the PR. The
-    file is named relative to the working folder (the checkout) when it is inside it, as
-    GitHub matches annotations to the repository's paths."""
-    msg = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    where = "file=" + relative_path(file).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A") \
-        .replace(":", "%3A").replace(",", "%2C")
-    if line:            # no position (e.g. a pack that was not found): file only
-        where += f",line={line}" + (f",col={column}" if column else "")
-    return f"::{level} {where}::{msg}"
-
-
-def relative_path(file: str) -> str:
-    """`file` relative to the working folder when it is inside it (shorter, and what CI matches)."""
-    try:
-        if os.path.isabs(file):
-            rel = os.path.relpath(file)
-            if not rel.startswith(".."):
-                return rel
-    except (ValueError, OSError):
-        pass
-    return file
-
-
 def github_report(result: PackTest) -> str:
     """One annotation per finding (warnings of a passing check as ::warning), then the summary."""
     out = []
@@ -216,7 +193,7 @@ def github_report(result: PackTest) -> str:
         for f in c.findings:
             level = "error" if f.severity == "error" else "warning"
             prefix = "scenario: " if c.kind == "scenario" else ""     # a playout's message names its game
-            out.append(github_annotation(f.file, f.line, f.column, prefix + f.message, level))
+            out.append(github_command(f.file, f.line, f.column, prefix + f.message, level))
     out.append(summary_line(result))
     return "\n".join(out)
 
