@@ -139,22 +139,27 @@ def x_if(rt, fr, ins, returned):
     _next(fr)
 
 
+def _passing(rt, env, var, it, where) -> list:
+    """The elements of `it` that pass `where` (with `var` bound to each), read in one read-only
+    window so the constraint checker sees what they depended on."""
+    items = []
+    local = dict(env)
+    opened = rt.reading()
+    try:
+        for x in it(rt, env) or ():
+            local[var] = x
+            if where is None or where(rt, local):
+                items.append(x)
+    finally:
+        rt.done_reading(opened)
+    return items
+
+
 def x_for(rt, fr, ins, returned):
     _, sp, var, it, where, body = ins
     k = fr["k"]
     if k is None:
-        env = fr["env"]
-        items = []
-        local = dict(env)
-        opened = rt.reading()
-        try:
-            for x in it(rt, env) or ():
-                local[var] = x
-                if where is None or where(rt, local):
-                    items.append(x)
-        finally:
-            rt.done_reading(opened)
-        k = fr["k"] = {"items": items, "i": -1}
+        k = fr["k"] = {"items": _passing(rt, fr["env"], var, it, where), "i": -1}
     k["i"] += 1
     if k["i"] < len(k["items"]):
         push(rt, body, _child_env(fr, **{var: k["items"][k["i"]]}))
@@ -355,16 +360,7 @@ def x_random(rt, fr, ins, returned):
         _next(fr)
         return
     env = fr["env"]
-    items = []
-    local = dict(env)
-    opened = rt.reading()
-    try:
-        for x in it(rt, env) or ():
-            local[var] = x
-            if where is None or where(rt, local):
-                items.append(x)
-    finally:
-        rt.done_reading(opened)
+    items = _passing(rt, env, var, it, where)
     if not items:
         _next(fr)
         return

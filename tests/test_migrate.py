@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,8 @@ import yaml
 from rulespec import migrate, schema
 from rulespec import pack as packmod
 from rulespec.cli import main
+
+from conftest import write_pack
 from rulespec.errors import Diagnostic, Span
 from rulespec.pack import bundled_packs, load_pack_collecting
 
@@ -24,12 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKS = ROOT / "tests" / "packs"
 
 
-def write_pack(folder: Path, files: dict) -> Path:
-    for rel, text in files.items():
-        path = folder / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return folder
 
 
 def manifest(pid: str, language=None, extends=None) -> str:
