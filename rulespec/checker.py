@@ -477,9 +477,11 @@ class Checker:
                       decl.id_span or decl.span, "give the event another name")
         if _plain(decl.get("emitted_by")) == "pay":
             fv = decl.fields.get("keys")
+            items = fv.value.items if isinstance(fv.value, A.ListExpr) else []
             for k in event_keys(decl):
                 if k not in PAY_EVENT_KEYS:
-                    self.diag("RS107", f"`pay` gives no key '{k}' to event '{decl.id}'", fv.span,
+                    at = next((i.span for i in items if isinstance(i, A.Name) and i.id == k), fv.span)
+                    self.diag("RS107", f"`pay` gives no key '{k}' to event '{decl.id}'", at,
                               did_you_mean(k, PAY_EVENT_KEYS) or "the keys of a payment: " + ", ".join(PAY_EVENT_KEYS))
 
     def event_call(self, s: A.CallStmt, env):
@@ -503,13 +505,14 @@ class Checker:
                       "not by event(...)", first.span, "remove this call, or declare another event")
             return
         keys = event_keys(decl)
+        unknown = [k for k in s.kwargs if k not in keys]
         for k, val in s.kwargs.items():
             if k not in keys:
                 self.diag("RS107", f"event '{decl.id}' has no key '{k}'", val.span,
                           did_you_mean(k, keys) or (f"its keys: {', '.join(keys)}" if keys else
                                                     f"event '{decl.id}' declares no keys"))
         missing = [k for k in keys if k not in s.kwargs]
-        if missing:
+        if missing and not unknown:         # a misspelt key is reported once, as unknown
             self.diag("RS107", f"event '{decl.id}' needs the key{'s' if len(missing) > 1 else ''} "
                       f"{', '.join(missing)}", s.span,
                       f"give every declared key: event({decl.id}, " + ", ".join(f"{k}: ..." for k in keys) + ")")
