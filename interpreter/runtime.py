@@ -119,13 +119,13 @@ class Runtime(PalaceMixin, FightMixin):
 
     def record_payment(self, player, paid: dict, ctx):
         """The events the pack declares `emitted_by: pay`, after a completed payment of
-        something: `paid` the symbols paid ({symbol: count}), `total` their number, `for` the
+        something: `paid` the symbols paid ({symbol: count}), `total` their number, `within` the
         Action or procedure whose effect the payment is in (the innermost one running)."""
         decls = self.rs.emitted_by.get("pay")
         if not decls or not any(paid.values()):       # a cost of nothing: no payment
             return
         values = {"side": player, "paid": {s: n for s, n in paid.items() if n},
-                  "total": sum(paid.values()), "for": ((ctx or {}).get("within") or [None])[-1]}
+                  "total": sum(paid.values()), "within": ((ctx or {}).get("within") or [None])[-1]}
         for name, keys in decls:
             self.events.append({"event": name, **{k: events.json_safe(values.get(k), key=k) for k in keys}})
 

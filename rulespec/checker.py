@@ -762,7 +762,7 @@ def _kind_span(decl: Decl) -> Span:
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 # the keys the `pay` statement can give an event declared `emitted_by: pay`
-PAY_EVENT_KEYS = ("side", "paid", "total", "for")
+PAY_EVENT_KEYS = ("side", "paid", "total", "within")
 
 
 def _plain(v):

@@ -208,7 +208,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "keys": F("names", doc="the keys every `event(ID, ...)` call gives, in the order the log shows them: [side, card]"),
         "emitted_by": F("enum:pay", doc="recorded by the language itself rather than by `event(...)` calls: `pay` records it "
                                         "after every completed payment, with any of the keys side, paid (symbol -> count), "
-                                        "total, for (the Action or procedure paid for)"),
+                                        "total, within (the Action or procedure the payment is part of)"),
     }, id_is_referenced=False),
     _k("city", "a city on the map (usually declared in map.yaml)", {}, open_fields=True),
     _k("sea", "a sea (usually declared in map.yaml)", {}, open_fields=True),

@@ -80,7 +80,7 @@ def test_payments_say_what_was_paid(engine, played):
     for e in pays:
         assert e["total"] == sum(e["paid"].values()) > 0, e
         assert set(e["paid"]) <= set(engine.rs.symbols), e
-        assert e["for"] in runnable, e
+        assert e["within"] in runnable, e
 
 
 def test_sieges_and_battles_agree_with_the_account(played):
