@@ -15,7 +15,7 @@ from rulespec.errors import RULE_ERRORS, Diagnostic, RuleFault, RulespecError, S
 from rulespec.pack import Pack, load_pack
 from rulespec.board import Board
 
-from . import vm
+from . import rng, vm
 from .constraints import ConstraintChecker
 from .ruleset import Ruleset
 from .runtime import Runtime
@@ -72,10 +72,12 @@ class Engine:
         return Runtime(self.rs, state, self.board(len(state["players"])))
 
     # ------------------------------------------------------------ API
-    def new_game(self, players, seed: int = 0, options: dict | None = None) -> dict:
+    def new_game(self, players, seed: int = 0, options: dict | None = None, forced: dict | None = None) -> dict:
         """The state after setup, waiting for the first decision. Whatever the pack's setup
         does, the result is a state or a RulespecError: RS301 (the game cannot start: a rule
-        refused, a division by zero), RS305 (a limit passed), RS123 (no setup for this count)."""
+        refused, a division by zero), RS305 (a limit passed), RS123 (no setup for this count).
+        forced: outcomes a scenario fixes, {"rolls": [...], "picks": [...]} (interpreter.rng.draw),
+        taken by the draws from the start, setup and `first_player: random` included."""
         self.playable()
         _check_arguments(players, seed, options)
         setup_span = self._setup_span()
@@ -90,6 +92,9 @@ class Engine:
                         self._setup_doc_span(players, "colours"), "list one colour per player"))
                 players = colours
             st = initial_state(self.rs, list(players), seed, options)
+            if forced:
+                st["vm"]["forced"] = {k: list(v) for k, v in forced.items() if v}
+            self._draw_first_player(st)
             rt = self.runtime(st)
             rt.place_measured_tracks()
             st["phase"] = "play"
@@ -117,6 +122,26 @@ class Engine:
             raise RulespecError(Diagnostic("RS301", f"the game cannot start: engine error {type(e).__name__}: {e}",
                                            setup_span, "please report this with the pack")) from e
         return st
+
+    def first_player_rule(self) -> str:
+        """How the first player is chosen: the `game` declaration's `first_player`, else
+        setup.yaml's (choose, random or seat; choose and seat: the first colour given)."""
+        d = self.rs.game.get("decl")
+        rule = self.rs.static(d, "first_player") if d is not None else None
+        if rule is None:
+            setup = self.pack.data["setup"].data
+            rule = setup.get("first_player") if isinstance(setup, dict) else None
+        return str(rule or "choose")
+
+    def _draw_first_player(self, st):
+        """`first_player: random`: the seeded RNG (or a scenario's forced pick) names the first
+        player; the turn order goes on round the table in seat order (`players` keeps the seats)."""
+        if self.first_player_rule() != "random":
+            return
+        seats = st["players"]
+        first = rng.draw(st, seats, "picks", "a colour of this game (the random first player)")
+        i = seats.index(first)
+        st["turn_order"] = seats[i:] + seats[:i]
 
     def _setup_doc_span(self, players, key=None) -> Span:
         """Where setup.yaml writes the setup of a player count (its `key`), or its list of them."""

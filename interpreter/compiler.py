@@ -23,8 +23,9 @@ from . import costs
 
 
 # Instruction opcodes (first element of each instruction tuple)
-LET, SET, IF, CHOOSE, FOR, REPEAT, OPTIONAL, EITHER, PAY, REQUIRE, CALL, BREAK = range(12)
-OPNAMES = ["let", "set", "if", "choose", "for", "repeat", "optional", "either", "pay", "require", "call", "break"]
+LET, SET, IF, CHOOSE, FOR, REPEAT, OPTIONAL, EITHER, PAY, REQUIRE, CALL, BREAK, ROLL, RANDOM, SHUFFLE = range(15)
+OPNAMES = ["let", "set", "if", "choose", "for", "repeat", "optional", "either", "pay", "require", "call", "break",
+           "roll", "random", "shuffle"]
 LOOPS = (FOR, REPEAT, CHOOSE)
 
 # levels of the rules' expressions in one generated Python function (deeper ones are chunked)
@@ -307,6 +308,21 @@ class Compiler:
         self._exec(code, "comprehension")
         return f"{name}(rt, {env})", "set:" + etype
 
+    def zone(self, e, scope) -> tuple:
+        """A `shuffle` path -> (root, keys): root is the name of a store of the state
+        (`supply`) or a function giving a player or city id; keys lead to the list."""
+        from rulespec.checker import ZONE_STORE
+        keys = []
+        while isinstance(e, A.Attr):
+            keys.append(e.name)
+            e = e.obj
+        if not keys:
+            self.fail("`shuffle` needs a list of the game state, such as supply.tiles", e.span)
+        keys.reverse()
+        if isinstance(e, A.Name) and e.id == ZONE_STORE and e.id not in scope:
+            return e.id, tuple(keys)
+        return self.fn(e, scope), tuple(keys)
+
     # ------------------------------------------------------------ prompt templates
     def text(self, template: str):
         """A prompt or option label: the plain text, or, when it names formulas (`{name}`,
@@ -390,6 +406,17 @@ class Compiler:
             return (REQUIRE, sp, self.fn(s.cond, scope), s.message)
         if t is A.Break:
             return (BREAK, sp)
+        if t is A.Roll:
+            scope[s.as_name] = "any"
+            return (ROLL, sp, s.die, s.as_name)
+        if t is A.RandomPick:
+            it, itype = self.expr(s.iter, scope)
+            inner = dict(scope)
+            inner[s.var] = itype[4:] if itype.startswith("set:") else "any"
+            where = self.fn(s.where, inner) if s.where is not None else None
+            return (RANDOM, sp, s.var, it, where, self.block(s.body, inner))
+        if t is A.Shuffle:
+            return (SHUFFLE, sp) + self.zone(s.zone, scope)
         if t is A.CallStmt:
             args = [self.fn(a, scope) for a in s.args]
             # the first argument of perform/run names a declaration: keep it as a plain id

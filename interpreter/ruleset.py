@@ -86,6 +86,7 @@ class Ruleset:
     formulas: dict = field(default_factory=dict)
     events: dict = field(default_factory=dict)             # event id -> its declared keys (interpreter/events.py)
     emitted_by: dict = field(default_factory=dict)         # statement ('pay') -> [(event id, keys)]
+    dice: dict = field(default_factory=dict)                 # die id -> its faces, in order
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -286,6 +287,9 @@ class Ruleset:
         self.formulas[d.id] = {"params": [(p.name, self.comp.expr(p.default, {})[0] if p.default is not None else None)
                                           for p in d.params],
                                "value": self.fn(d, "value", default=_const(None))}
+
+    def _k_die(self, d):
+        self.dice[d.id] = list(self.static(d, "faces", []) or [])
 
     def _k_table(self, d):
         self.tables[d.id] = self.static(d, "rows")

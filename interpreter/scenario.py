@@ -4,6 +4,8 @@
   pack: base_3to5            # id or folder (relative to the scenario file)
   players: [red, yellow, green]   # or a count
   seed: 1
+  rolls: [6, 2]              # optional: the next `roll`s (and `picks:` the next `random`s), in
+                             #   order, instead of the seeded RNG; each must be used
   given:                     # state paths -> values, applied to the new game
     p.red.florins: 5
     cities.ravenna.agent: null
@@ -29,7 +31,7 @@ from rulespec.errors import Diagnostic, RulespecError, Span, did_you_mean
 from rulespec.schema import check_schema
 from rulespec.yamldata import load_yaml_file
 
-from . import vm
+from . import rng, vm
 from .events import account
 from .notation import pack_names, unknown_names
 from .state import state_problem
@@ -141,7 +143,8 @@ def start(engine, state, spec: dict, doc=None):
         raise RulespecError(Diagnostic("RS403", f"no {'action' if kind == 'perform' else 'procedure'} '{target}'", sp,
                                        "name an action or procedure of the pack"))
     rt = engine.runtime(state)
-    state["vm"] = {"frames": [], "pending": None, **({"ask_forced": True} if state["vm"].get("ask_forced") else {})}
+    state["vm"] = {"frames": [], "pending": None, **{k: state["vm"][k] for k in ("ask_forced", "forced")
+                                                      if state["vm"].get(k)}}
     state["phase"] = spec.get("phase", state.get("phase"))
     if spec.get("then") == "end_of_phase":       # the phase's close runs after the action
         if state["phase"] not in engine.rs.phases:
@@ -236,13 +239,28 @@ def load_scenario(path):
     return doc
 
 
+def home_pack(path) -> Path | None:
+    """The pack whose own scenario this file is: a file directly in the `scenarios/` folder of
+    a pack (PACK/scenarios/NAME.yaml, PACK holding a pack.yaml), else None. Such a scenario
+    may leave out `pack:`, so a pack's tests move and get renamed with it."""
+    folder = Path(path).parent
+    if folder.name == "scenarios" and (folder.parent / "pack.yaml").is_file():
+        return folder.parent.resolve()
+    return None
+
+
 def scenario_pack(path, doc, search_path=None) -> Path:
-    """The folder of the pack a scenario names (`pack:`, default base_3to5): a folder inside
-    the scenario's own folder (a relative path), or an id (bundled, or in the search path).
-    An absolute path or one leading out of the scenario's folder is RS022, an unknown pack
-    RS020, both at the `pack:` line."""
+    """The folder of the pack a scenario names (`pack:`): a folder inside the scenario's own
+    folder (a relative path), or an id (bundled, or in the search path). Without `pack:`, the
+    pack whose `scenarios/` folder holds the file (home_pack), else base_3to5. An absolute
+    path or one leading out of the scenario's folder is RS022, an unknown pack RS020, both at
+    the `pack:` line."""
     from rulespec.pack import _ID, find_in_search_path
     from rulespec.sandbox import check_path, inside, relative_inside
+    if "pack" not in doc.data:
+        home = home_pack(path)
+        if home is not None:
+            return home
     ref = str(doc.data.get("pack", "base_3to5"))
     span = doc.span(("pack",)) if "pack" in doc.data else doc.span(())
     src = doc.source_line(span)
@@ -281,7 +299,33 @@ def _engine(base: Path, search_path) -> "Engine":
     return _ENGINES[key]
 
 
+def _forced_outcome(doc, e: rng.ForcedOutcomeError) -> RulespecError:
+    """A forced roll or pick the draw cannot have (RS403), at its entry in the scenario; the
+    hint names the rule that drew."""
+    sp = doc.span((e.kind,))
+    rule = e.first.span
+    return RulespecError(Diagnostic("RS403", e.first.message, sp,
+                                    (f"the draw is at {rule}; " if rule and rule.line else "") + e.first.hint,
+                                    source_line=doc.source_line(sp)))
+
+
+def _unused_forced(doc, state, out: Outcome):
+    """Every forced outcome must have been drawn: one left over means the game did not roll
+    or pick what the scenario meant it to."""
+    for kind, left in rng.unused_forced(state).items():
+        out.failures.append((doc.span((kind,)).line,
+                             f"{kind}: {len(left)} forced outcome(s) never drawn: {left} (the rules rolled or "
+                             f"picked fewer times than the scenario says)"))
+
+
 def run_scenario(path, search_path=None) -> Outcome:
+    try:
+        return _run_scenario(path, search_path)
+    except rng.ForcedOutcomeError as e:
+        raise _forced_outcome(load_scenario(path), e) from None
+
+
+def _run_scenario(path, search_path=None) -> Outcome:
     from .api import IllegalMove, Engine
     from rulespec.pack import load_pack
     doc = load_scenario(path)
@@ -290,7 +334,8 @@ def run_scenario(path, search_path=None) -> Outcome:
     base = scenario_pack(path, doc, search_path)
     engine = (Engine(_with_overlay(base, data["overlay"], doc, search_path)) if data.get("overlay")
               else _engine(base, search_path))
-    state = engine.new_game(data.get("players", 3), int(data.get("seed", 0)), data.get("options"))
+    forced = {k: data[k] for k in rng.FORCED_KINDS if data.get(k)}
+    state = engine.new_game(data.get("players", 3), int(data.get("seed", 0)), data.get("options"), forced=forced)
     if data.get("ask_forced"):
         state["vm"]["ask_forced"] = True
     events = []             # account lines since the last step (the first step: since `start`)
@@ -384,4 +429,5 @@ def run_scenario(path, search_path=None) -> Outcome:
                 if because and str(because).lower() not in e.reason.lower():
                     out.failures.append((line, f"move '{mv}' refused for another reason: {e.reason!r} "
                                                f"(expected {because!r})"))
+    _unused_forced(doc, state, out)
     return out

@@ -21,6 +21,7 @@ from rulespec.errors import RULE_ERRORS, RuleFault, Span
 
 from . import compiler as C
 from . import payment
+from . import rng
 
 SUSPEND = object()
 
@@ -333,10 +334,77 @@ def x_break(rt, fr, ins, returned):
     raise Abort("`break` outside a loop", ins[1])
 
 
+def x_roll(rt, fr, ins, returned):
+    """`roll DIE as NAME`: one face, from the seeded RNG (or the scenario's next forced roll)."""
+    _, sp, die, name = ins
+    faces = rt.rs.dice.get(die)
+    if not faces:
+        raise Abort(f"no die '{die}' with faces", sp)
+    value = rng.draw(rt.state, faces, "rolls", f"a face of die {die} ({', '.join(map(str, faces))})", sp)
+    fr["env"][name] = value
+    who = fr["env"].get("player")
+    rt.log(f"{who + ' rolls' if isinstance(who, str) else 'roll of'} {die}: {value}")
+    fr["pc"] += 1
+
+
+def x_random(rt, fr, ins, returned):
+    """`random x in S where c { ... }`: the body once, for an element the RNG picks among those
+    that pass `where` (duplicates weigh more, as in a bag); nothing when there is none."""
+    _, sp, var, it, where, body = ins
+    if returned or fr["k"] is not None:
+        _next(fr)
+        return
+    env = fr["env"]
+    items = []
+    local = dict(env)
+    opened = rt.reading()
+    try:
+        for x in it(rt, env) or ():
+            local[var] = x
+            if where is None or where(rt, local):
+                items.append(x)
+    finally:
+        rt.done_reading(opened)
+    if not items:
+        _next(fr)
+        return
+    value = rng.draw(rt.state, items, "picks", f"one of the {len(items)} element(s) to pick from", sp)
+    rt.log(f"picked at random: {value}")
+    fr["k"] = 1
+    push(rt, body, _child_env(fr, **{var: value}))
+
+
+def x_shuffle(rt, fr, ins, returned):
+    """`shuffle(ZONE)`: the list kept at ZONE, in place, in an order drawn from the seeded RNG."""
+    _, sp, root, keys = ins
+    st = rt.state
+    if isinstance(root, str):
+        cur, path = st[root], root
+    else:
+        owner = root(rt, fr["env"])
+        cur = st["p"].get(owner) if isinstance(owner, str) else None
+        if cur is None:
+            cur = st["cities"].get(owner) if isinstance(owner, str) else None
+        if cur is None:
+            raise Abort(f"`shuffle` needs a player or a city at the start of its path, not {owner!r}", sp)
+        path = str(owner)
+    for key in keys:
+        if isinstance(cur, dict) and key not in cur and isinstance(cur.get("vars"), dict) and key in cur["vars"]:
+            cur = cur["vars"]           # a player_var holding a list
+        if not isinstance(cur, dict) or key not in cur:
+            raise Abort(f"`shuffle`: {path} has no '{key}'", sp)
+        cur, path = cur[key], f"{path}.{key}"
+    if not isinstance(cur, list):
+        raise Abort(f"`shuffle` needs a list, and {path} is {type(cur).__name__}", sp)
+    cur[:] = rng.shuffle(st, cur)
+    fr["pc"] += 1
+
+
 _EXEC = {C.LET: x_let, C.SET: x_set, C.IF: x_if, C.FOR: x_for, C.REPEAT: x_repeat,
          C.CHOOSE: x_choose, C.OPTIONAL: x_optional, C.EITHER: x_either, C.PAY: x_pay,
-         C.REQUIRE: x_require, C.CALL: x_call, C.BREAK: x_break}
-_EXEC = [_EXEC[op] for op in range(len(_EXEC))]     # opcodes are 0..11: a list is the faster table
+         C.REQUIRE: x_require, C.CALL: x_call, C.BREAK: x_break,
+         C.ROLL: x_roll, C.RANDOM: x_random, C.SHUFFLE: x_shuffle}
+_EXEC = [_EXEC[op] for op in range(len(_EXEC))]     # opcodes are 0..14: a list is the faster table
 
 
 def _where(sp: Span) -> str:

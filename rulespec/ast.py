@@ -233,6 +233,31 @@ class Break(Stmt):
 
 
 @dataclass
+class Roll(Stmt):
+    """`roll d6 as r`: draw one face of a declared die from the state's seeded RNG and name it
+    for the rest of the block."""
+    die: str
+    as_name: str
+    die_span: Span = field(default=UNKNOWN_SPAN, compare=False)
+
+
+@dataclass
+class RandomPick(Stmt):
+    """`random c in S where cond { ... }`: like `choose`, but the seeded RNG picks (nothing when
+    nothing is left to pick)."""
+    var: str
+    iter: Expr
+    where: Optional[Expr]
+    body: Block
+
+
+@dataclass
+class Shuffle(Stmt):
+    """`shuffle(supply.tiles)`: put a list of the game state in a random order (seeded RNG)."""
+    zone: Expr
+
+
+@dataclass
 class CallStmt(Stmt):
     """A primitive verb (flip, place_disc, gain, ...) or a procedure/action call."""
     verb: str

@@ -26,6 +26,9 @@ KIND_TYPES = {"symbol": "symbol", "action": "action", "card": "card", "tile": "t
               "constraint": "constraint", "end_condition": "end_condition", "phase": "phase", "game": "game"}
 
 
+# the root of a `shuffle` path that is a store of the state rather than a value: supply.KEY
+ZONE_STORE = "supply"
+
 # text fields that may name formulas like prompts do, `{name}` (rulespec.prompts)
 TEMPLATE_FIELDS = {("constraint", "message"), ("playout_hint", "decision"), ("playout_hint", "move")}
 
@@ -168,6 +171,8 @@ class Checker:
                            "a field is written `name: value`"))
                 continue
             self.check_decl(block, sub_spec, decl)
+        if decl.kind == "die":
+            self.die_faces(decl)
 
     # ------------------------------------------------------------ fields
     def check_field(self, decl: Decl, fv, ftype: str, env: dict):
@@ -390,10 +395,83 @@ class Checker:
             self.want(s.cond, "bool", env)
         elif isinstance(s, A.CallStmt):
             self.call_stmt(s, env)
+        elif isinstance(s, A.Roll):
+            self.ref(s.die, "die", s.die_span)
+            env[s.as_name] = self.face_type(s.die)
+        elif isinstance(s, A.RandomPick):
+            it = self.expr(s.iter, env)
+            if it != "any" and not it.startswith("set:"):
+                self.diag("RS106", f"`random {s.var} in ...` needs a set of things, but this is {_words(it)}",
+                          s.iter.span, "e.g. `cities`, `player.tiles`, `[a, b]`")
+            inner = dict(env)
+            inner[s.var] = it[4:] if it.startswith("set:") else "any"
+            if s.where is not None:
+                self.want(s.where, "bool", inner)
+            self.block(s.body, inner)
+        elif isinstance(s, A.Shuffle):
+            self.zone(s.zone, env)
         elif isinstance(s, A.Break):
             if not env.get("__loop__"):
                 self.diag("RS106", "`break` outside a loop", s.span,
                           "`break` leaves the innermost `for`, `repeat` or `choose ... up_to` loop")
+
+    # ------------------------------------------------------------ randomness
+    def die_faces(self, decl: Decl):
+        """A die's faces are fixed values (numbers, texts, declared names), at least one."""
+        fv = decl.fields.get("faces")
+        if fv is None:
+            return
+        v = fv.value
+        items = v.items if isinstance(v, A.ListExpr) else v if isinstance(v, list) else None
+        if items is None:
+            return          # check_field reported that it is not a list
+        if not items:
+            self.diag("RS109", f"die '{decl.id}' has no faces", fv.span, "list its faces: `faces: [1, 2, 3, 4, 5, 6]`")
+        for item in items:
+            if isinstance(item, A.Name) and item.id not in self.names and item.id not in CONSTANTS:
+                if item.id in GLOBALS:       # (an unknown name is RS105 already)
+                    self.diag("RS106", f"a face of a die is a fixed value, and '{item.id}' changes during the "
+                              "game", item.span, "write a number, a \"text\" or a declared name (a symbol...)")
+                continue
+            if isinstance(item, A.Expr) and not (isinstance(item, (A.Num, A.Str, A.Name)) or
+                                                 isinstance(item, A.Neg) and isinstance(item.operand, A.Num)):
+                self.diag("RS106", "a face of a die is a fixed value", item.span,
+                          "write a number, a \"text\" or a declared name (a symbol...); compute with the rolled "
+                          "value after the roll instead")
+
+    def face_type(self, die: str) -> str:
+        """The type of a rolled face: number, str or a declared kind when all faces agree."""
+        d = self.pack.get("die", die)
+        fv = d.fields.get("faces") if d is not None else None
+        items = fv.value.items if fv is not None and isinstance(fv.value, A.ListExpr) else []
+        types = set()
+        for item in items:
+            if isinstance(item, (A.Num, A.Neg)):
+                types.add("number")
+            elif isinstance(item, A.Str):
+                types.add("str")
+            elif isinstance(item, A.Name):
+                types.add(self.names.get(item.id, "any"))
+        return types.pop() if len(types) == 1 else "any"
+
+    def zone(self, e, env):
+        """`shuffle(ZONE)`: ZONE names a list kept in the game state: `supply.KEY`, or a key of
+        a player's or a city's record (`player.outside`, a list `player_var`)."""
+        if not isinstance(e, A.Attr):
+            self.diag("RS106", "`shuffle` needs a list of the game state", e.span,
+                      "name where the list is kept: `shuffle(supply.tiles)`, `shuffle(player.outside)`")
+            self.expr(e, env)
+            return
+        root = e
+        while isinstance(root, A.Attr):
+            root = root.obj
+        if isinstance(root, A.Name) and root.id == ZONE_STORE and root.id not in env:
+            return
+        t = self.expr(root, env)
+        if not (_compatible(t, "player") or _compatible(t, "city")):
+            self.diag("RS106", f"`shuffle` shuffles a list of the supply, a player or a city, but this starts "
+                      f"from {_words(t)}", root.span,
+                      f"start the path with `{ZONE_STORE}`, a player or a city: `shuffle(supply.tiles)`")
 
     def prompt(self, text: str, span: Span, env: dict):
         """A prompt or option label may name formulas, `{name}` (rulespec.prompts): each must be

@@ -1,5 +1,7 @@
-"""The `rulespec` command line: validate, show, map (and, as the interpreter grows, play,
-replay, scenario, bench, golden). Content problems are printed as diagnostics, never tracebacks.
+"""The `rulespec` command line: validate, show, map, play, replay, scenario, test, bench,
+golden, migrate. The pack is the first positional argument of the commands that take one (`rulespec
+play wars_of_italy`; default base_3to5). Content problems are printed as diagnostics, never
+tracebacks.
 
 Exit codes: 0 success, 1 content errors (or failed expectations), 2 usage errors.
 """
@@ -10,11 +12,27 @@ import json
 import os
 import re
 import sys
+from pathlib import Path
 
 from .errors import Diagnostic, RulespecError, Span
+from .packtest import DEFAULT_PLAYOUTS
 
 DEFAULT_PACK = "base_3to5"
-BOT_NAMES = ("random", "uniform", "planner", "eager", "sticky", "first", "greedy")
+# the bots of interpreter/bots.py, each in a few words (the --bots help; docs/bots.md says more)
+BOTS_HELP = {
+    "random": "random moves weighted by the pack's playout hints (the default; fast, the bot of playouts)",
+    "uniform": "every legal move equally likely, hints ignored (for fuzzing; its games rarely end)",
+    "planner": "samples a few random continuations of its turn and follows the one the pack's scoring "
+               "and heuristics value most (slower, stronger)",
+    "eager": "random but keen: says yes to optional steps, picks larger numbers, rarely stops a choice early",
+    "sticky": "eager, and repeats the choices it made before, so that plans add up",
+    "first": "always the first legal move (deterministic, for tests)",
+    "greedy": "one move ahead: the move after which the pack's scoring and heuristics value its position "
+              "most (a random one 10% of the time)",
+}
+BOT_NAMES = tuple(BOTS_HELP)
+BOTS_OPTION_HELP = "who plays every seat (default: %(default)s; docs/bots.md):\n" + "\n".join(
+    f"- {k}: {v}" for k, v in BOTS_HELP.items()).replace("%", "%%")
 
 
 class UsageError(RulespecError):
@@ -50,10 +68,22 @@ def _usage(argv: list, option: str, message: str, hint: str) -> UsageError:
     return UsageError(Diagnostic("RS030", message, span, hint, source_line=line if len(line) <= 300 else ""))
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, keeping the line breaks a help text has (the list of bots)."""
+
+    def _split_lines(self, text, width):
+        split = super()._split_lines          # (a comprehension has no zero-argument super)
+        return [line for part in text.splitlines() for line in split(part, width)]
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, whose errors also name the argument's place on the command line (RS030)."""
 
     argv: list = []
+
+    def __init__(self, *a, **kw):
+        kw.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*a, **kw)
 
     def error(self, message):
         self.print_usage(sys.stderr)
@@ -272,6 +302,19 @@ def cmd_map(args) -> int:
 
 
 # ------------------------------------------------------------------ play / replay / scenario
+DEFAULT_PLAYERS = 4
+
+
+def _players(args, pack) -> int:
+    """--players, else 4, else (a pack not played by 4: `rulespec play wars_of_italy`) the
+    pack's smallest player count."""
+    if args.players is not None:
+        return args.players
+    if not pack.players or DEFAULT_PLAYERS in pack.players:
+        return DEFAULT_PLAYERS
+    return min(pack.players)
+
+
 def cmd_play(args) -> int:
     from interpreter.replay import LogWriter
     # the log is opened before any work (a bad path fails now, not after the game) and written
@@ -293,7 +336,7 @@ def _play(args, log) -> int:
     from rich.table import Table
     con = _console()
     engine = Engine(load_pack(args.pack, _search_path(args)))
-    players = args.players
+    players = _players(args, engine.pack)
     record = []
     last_year = [None]
 
@@ -350,26 +393,108 @@ def cmd_replay(args) -> int:
     return 0
 
 
+def _scenario_targets(args) -> list:
+    """The scenario files named by the arguments, each with the search path to run it with:
+    a pack (a folder holding a pack.yaml, or a pack id) stands for its scenarios/*.yaml, run
+    with the pack in the search path (so they may name it by id or leave `pack:` out); another
+    folder for its *.yaml; anything else is a file. A pack or folder without scenarios is a
+    failure of its own: [(what, file or None, search path, RulespecError or None)]."""
+    from .pack import _ID, find_pack
+    from .packtest import pack_scenarios, relative_path
+    out = []
+    base = _search_path(args)
+    for t in args.targets or [DEFAULT_PACK]:
+        path = Path(t)
+        try:
+            is_dir, exists = path.is_dir(), path.exists()
+        except (OSError, ValueError):       # a name too long, a NUL: run_scenario says which
+            is_dir = exists = False
+        if is_dir and not (path / "pack.yaml").is_file():
+            files = sorted(f for f in path.glob("*.yaml") if f.is_file())
+            out += [(relative_path(str(f)), f, base, None) for f in files] or \
+                [(t, None, base, _no_scenarios(args, t, f"no scenario files (*.yaml) in the folder {t[:200]!r}"))]
+            continue
+        if not is_dir and (exists or not _ID.fullmatch(t)):
+            out.append((t, t, base, None))
+            continue
+        try:
+            folder = find_pack(t, base)
+        except RulespecError as e:
+            out.append((t, None, base, e))
+            continue
+        files = pack_scenarios(folder)
+        where = relative_path(str(folder / "scenarios"))
+        out += [(relative_path(str(f)), f, [*base, folder], None) for f in files] or \
+            [(t, None, base, _no_scenarios(args, t, f"pack '{t[:80]}' has no scenarios: no *.yaml in {where}"))]
+    return out
+
+
+def _no_scenarios(args, target, message) -> RulespecError:
+    return RulespecError(Diagnostic("RS003", message, _arg_span(args.argv, target),
+                                    "a pack's scenarios are the *.yaml files of its scenarios/ folder (docs/scenarios.md)"))
+
+
 def cmd_scenario(args) -> int:
     from interpreter.scenario import run_scenario
-    failed = 0
-    for f in args.files:
+    failed = total = 0
+    for name, f, search_path, problem in _scenario_targets(args):
+        total += 1
         try:
-            out = run_scenario(f, _search_path(args))
+            if problem is not None:
+                raise problem
+            out = run_scenario(f, search_path)
         except RulespecError as e:          # a broken scenario file fails alone
             failed += 1
-            print(f"FAIL  {f}: cannot run\n{e.render()}")
+            _place_on_command_line(e.diagnostics, args.argv)
+            print(f"FAIL  {name}: cannot run\n{e.render()}")
             continue
         if out.ok:
-            print(f"ok    {f}: {out.name} ({out.moves} moves)")
+            print(f"ok    {name}: {out.name} ({out.moves} moves)")
         else:
             failed += 1
-            print(f"FAIL  {f}: {out.name}")
+            print(f"FAIL  {name}: {out.name}")
             for line, text in out.failures:
-                print(f"  {f}:{line}: {text}")
-    print(f"{len(args.files) - failed} passed, {failed} failed")
+                print(f"  {name}:{line}: {text}")
+    print(f"{total - failed} passed, {failed} failed")
     return 1 if failed else 0
 
+
+# ------------------------------------------------------------------ test
+def cmd_test(args) -> int:
+    """Validate, run the pack's scenarios, play random games: one report, one exit code."""
+    from . import packtest
+    from .pack import find_pack
+    from interpreter.replay import open_output
+    try:
+        folder = find_pack(args.pack, _search_path(args))
+    except RulespecError as e:
+        d = e.first
+        raise _usage(args.argv, args.pack, d.message, d.hint) from None
+    try:        # before any work; a report that cannot be written is a usage error here (exit 2)
+        out = open_output(args.out, "report", _arg_span(args.argv, args.out)) if args.out else None
+    except RulespecError as e:
+        raise UsageError(e.diagnostics) from None
+    try:
+        stream = args.format == "text" and out is None
+
+        def progress(check):                # text on a terminal: each check as it ends
+            if stream:
+                print(packtest.check_text(check), flush=True)
+
+        result = packtest.run(folder, args.playouts, args.seed, _search_path(args, [folder]), args.strict, progress)
+        if stream:
+            print(packtest.summary_line(result))
+        else:
+            report = packtest.REPORTS[args.format](result)
+            if out is not None:
+                out.write(report if report.endswith("\n") else report + "\n")
+                print(f"{packtest.summary_line(result)} (report written to {args.out})")
+            else:
+                print(report, end="" if report.endswith("\n") else "\n")
+    finally:
+        if out is not None:
+            out.close()
+    return 0 if result.ok else 1
 
 
 def cmd_bench(args) -> int:
@@ -379,15 +504,16 @@ def cmd_bench(args) -> int:
     from interpreter.bots import play_game
     from rulespec.pack import load_pack
     engine = Engine(load_pack(args.pack, _search_path(args)))
+    players = _players(args, engine.pack)
     t0 = time.perf_counter()
     moves = years = ended = 0
     for i in range(args.games):
-        state, mv = play_game(engine, args.players, args.seed + i, args.bots)
+        state, mv = play_game(engine, players, args.seed + i, args.bots)
         moves += len(mv)
         years += state["year"]
         ended += 0 if state.get("unfinished") else 1
     dt = time.perf_counter() - t0
-    print(f"{args.games} {args.bots} games, {args.players} players, pack {engine.pack.id}: "
+    print(f"{args.games} {args.bots} games, {players} players, pack {engine.pack.id}: "
           f"{dt:.2f} s, {args.games / dt:.2f} games/s, {moves / dt:.0f} moves/s, "
           f"{moves / max(args.games, 1):.0f} moves and {years / max(args.games, 1):.1f} years per game, "
           f"{ended}/{args.games} ended by the rules")
@@ -408,32 +534,67 @@ def cmd_golden(args) -> int:
     return 1 if outcome.failed else 0
 
 
+# ------------------------------------------------------------------ migrate
+def cmd_migrate(args) -> int:
+    """Rewrite a pack for the newest version of the language (rulespec/migrate.py)."""
+    from . import migrate
+    return migrate.run(args.pack, _search_path(args, [args.pack]), check=args.check, write_files=args.write)
+
+
 # ------------------------------------------------------------------ main
+PACK_HELP = f"a bundled pack id (base_3to5, wars_of_italy) or a folder holding a pack.yaml (default: {DEFAULT_PACK})"
+
+
+def _pack_argument(parser):
+    """The pack as the first positional argument, with --pack kept as another way to give it
+    (older scripts and docs); _one_pack merges the two."""
+    parser.add_argument("pack", nargs="?", metavar="PACK", help=PACK_HELP)
+    parser.add_argument("--pack", dest="pack_option", metavar="PACK",
+                        help="the same as the positional PACK (kept for older scripts)")
+
+
+def _one_pack(args):
+    """The pack of a command given the positional PACK or --pack (not two different ones)."""
+    if not hasattr(args, "pack_option"):
+        return
+    if args.pack_option is not None and args.pack is not None and args.pack_option != args.pack:
+        raise _usage(args.argv, "--pack", f"two packs given: '{args.pack[:80]}' and --pack '{args.pack_option[:80]}'",
+                     "give the pack once, as the first argument")
+    args.pack = args.pack or args.pack_option or DEFAULT_PACK
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
     p = _Parser(prog="rulespec", description="Rules-as-data engine for Virtù.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p.add_argument("--version", action="version", version=f"rulespec {__version__}",
+                   help="print the engine version and exit")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND",
+                           help="what to do (`rulespec COMMAND --help` for its arguments)")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--pack-path", action="append", metavar="DIR",
                         help="a folder of packs (or a pack) that `extends:` and pack ids may name; repeatable "
                              "(also: the RULESPEC_PACK_PATH environment variable)")
 
     v = sub.add_parser("validate", parents=[common], help="check packs; exit 0 when clean, 1 on errors, 2 on usage errors")
-    v.add_argument("packs", nargs="*", help=f"pack ids or folders (default: {DEFAULT_PACK})")
+    v.add_argument("packs", nargs="*", metavar="PACK", help=f"pack ids or folders (default: {DEFAULT_PACK})")
     v.add_argument("--strict", action="store_true", help="warnings fail too")
-    v.add_argument("--format", choices=("text", "json", "github"), default="text")
+    v.add_argument("--format", choices=("text", "json", "github"), default="text",
+                   help="text (default), json, or github (GitHub Actions annotations: ::error file=...,line=...)")
     v.add_argument("--all", action="store_true",
                    help="also print the findings that follow from an earlier error (json always has them)")
-    v.add_argument("--playouts", type=_count(0), default=0, help="also play N random games per player count")
-    v.add_argument("--seed", type=_seed, default=0)
+    v.add_argument("--playouts", type=_count(0), default=0, metavar="N",
+                   help="also play N random games per player count (default: none)")
+    v.add_argument("--seed", type=_seed, default=0, help="the first playout's seed, then seed+1... (default: 0)")
     v.set_defaults(func=cmd_validate)
 
     s = sub.add_parser("show", parents=[common], help="print the effective pack after overlays, one declaration "
                                                       "or item (KIND ID), or a diff against another pack")
-    s.add_argument("pack", nargs="?", default=DEFAULT_PACK)
+    s.add_argument("pack", nargs="?", default=DEFAULT_PACK, help=f"pack id or folder (default: {DEFAULT_PACK})")
     s.add_argument("kind", nargs="?", help="with ID: show one declaration (action, formula...) or YAML item "
                                            "(city, road, colour...) and where it was defined and changed")
-    s.add_argument("id", nargs="?")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("id", nargs="?", help="with KIND: the id of the declaration or item (a road: its two cities, "
+                                         "e.g. pisa-florence)")
+    s.add_argument("--json", action="store_true", help="print JSON (whole texts, provenance) instead of text")
     s.add_argument("--diff", metavar="BASE", help="what differs from BASE: declarations line by line, "
                                                   "YAML data item by item")
     s.add_argument("--unverified", action="store_true", help="list values marked inferred/placeholder (to check) "
@@ -441,33 +602,35 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_show)
 
     m = sub.add_parser("map", parents=[common], help="draw the board graph as SVG")
-    m.add_argument("pack", nargs="?", default=DEFAULT_PACK)
-    m.add_argument("--players", type=_count(1))
-    m.add_argument("--out", default="map.svg")
+    m.add_argument("pack", nargs="?", default=DEFAULT_PACK, metavar="PACK", help=PACK_HELP)
+    m.add_argument("--players", type=_count(1), help="the player count whose board to draw (default: the pack's smallest)")
+    m.add_argument("--out", default="map.svg", metavar="FILE", help="the SVG file to write (default: %(default)s)")
     m.set_defaults(func=cmd_map)
 
     pl = sub.add_parser("play", parents=[common], help="play a whole game with bots and print an account and the scores")
-    pl.add_argument("--pack", default=DEFAULT_PACK)
-    pl.add_argument("--players", type=_count(1), default=4)
-    pl.add_argument("--seed", type=_seed, default=0)
-    pl.add_argument("--bots", choices=tuple(BOT_NAMES), default="random")
-    pl.add_argument("--log", help="write the game log (JSON lines) here")
+    _pack_argument(pl)
+    pl.add_argument("--players", type=_count(1), metavar="N",
+                    help="how many players (default: 4, or the pack's smallest count when it is not played by 4)")
+    pl.add_argument("--seed", type=_seed, default=0, help="the random seed of the game and the bots (default: %(default)s)")
+    pl.add_argument("--bots", choices=tuple(BOT_NAMES), default="random", help=BOTS_OPTION_HELP)
+    pl.add_argument("--log", metavar="FILE", help="write the game log (JSON lines) here, for `rulespec replay`")
     pl.add_argument("--quiet", action="store_true", help="only events and scores, not every decision")
     pl.set_defaults(func=cmd_play)
 
     r = sub.add_parser("replay", parents=[common], help="replay a game log and verify it")
-    r.add_argument("log")
+    r.add_argument("log", help="a game log written by `rulespec play --log` or by playouts")
     r.add_argument("--pack", help="the pack of the game (a folder or an id; default: the id the log names)")
     r.add_argument("--allow-truncated", action="store_true",
                    help="replay a log that ends without its final line (a game that stopped early)")
     r.set_defaults(func=cmd_replay)
 
     b = sub.add_parser("bench", parents=[common], help="measure playout speed (games/s, moves/s)")
-    b.add_argument("--pack", default=DEFAULT_PACK)
-    b.add_argument("--players", type=_count(1), default=4)
-    b.add_argument("--games", type=_count(1), default=5)
-    b.add_argument("--seed", type=_seed, default=0)
-    b.add_argument("--bots", choices=tuple(BOT_NAMES), default="random")
+    _pack_argument(b)
+    b.add_argument("--players", type=_count(1), metavar="N",
+                   help="how many players (default: 4, or the pack's smallest count when it is not played by 4)")
+    b.add_argument("--games", type=_count(1), default=5, metavar="N", help="how many games to play (default: %(default)s)")
+    b.add_argument("--seed", type=_seed, default=0, help="the first game's seed, then seed+1... (default: %(default)s)")
+    b.add_argument("--bots", choices=tuple(BOT_NAMES), default="random", help=BOTS_OPTION_HELP)
     b.set_defaults(func=cmd_bench)
 
     g = sub.add_parser("golden", parents=[common], help="check the golden corpus of stored games (per-game diff; exit 1 if any differs)")
@@ -475,9 +638,35 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--dir", help="the corpus folder, holding corpus.yaml (default: tests/golden/ of this checkout)")
     g.set_defaults(func=cmd_golden)
 
-    sc = sub.add_parser("scenario", parents=[common], help="run YAML scenario files")
-    sc.add_argument("files", nargs="+")
+    sc = sub.add_parser("scenario", parents=[common], help="run YAML scenarios: a pack's own (PACK/scenarios/*.yaml), "
+                                                           "files, or the *.yaml of folders")
+    sc.add_argument("targets", nargs="*", metavar="PACK|FILE|DIR",
+                    help=f"a pack (id or folder: its scenarios/*.yaml), a scenario file, or a folder of scenario files "
+                         f"(its *.yaml); any number (default: {DEFAULT_PACK})")
     sc.set_defaults(func=cmd_scenario)
+
+    t = sub.add_parser("test", parents=[common],
+                       help="a pack's CI in one command: validate, run its scenarios, play random games; "
+                            "exit 0 when all pass, 1 on failures")
+    t.add_argument("pack", nargs="?", default=DEFAULT_PACK, metavar="PACK", help=PACK_HELP)
+    t.add_argument("--playouts", type=_count(0), default=DEFAULT_PLAYOUTS, metavar="N",
+                   help="random-bot games per player count of the pack (default: %(default)s; 0: none)")
+    t.add_argument("--seed", type=_seed, default=0, help="the first game's seed, then seed+1... (default: %(default)s)")
+    t.add_argument("--strict", action="store_true", help="validation warnings fail too")
+    t.add_argument("--format", choices=("text", "github", "junit"), default="text",
+                   help="text (default); github: GitHub Actions annotations (::error file=...,line=...,col=...::) "
+                        "and a summary; junit: JUnit XML, one testcase per check, scenario and game")
+    t.add_argument("--out", metavar="FILE", help="write the report here instead of to standard output "
+                                                 "(a one-line summary is still printed)")
+    t.set_defaults(func=cmd_test)
+
+    mg = sub.add_parser("migrate", parents=[common], help="rewrite a pack written for an older version of the "
+                                                          "language (pack.yaml `language:`) for the newest")
+    mg.add_argument("pack", metavar="PACK", help=PACK_HELP.split(" (default")[0])
+    how = mg.add_mutually_exclusive_group()
+    how.add_argument("--check", action="store_true", help="exit 1 when migrating would change something (for CI)")
+    how.add_argument("--write", action="store_true", help="write the rewritten files (default: print the diff)")
+    mg.set_defaults(func=cmd_migrate)
     return p
 
 
@@ -489,6 +678,7 @@ def main(argv=None) -> int:
     args.argv = argv
     from .limits import deep_recursion
     try:
+        _one_pack(args)
         with deep_recursion():          # deeply nested rules: a few Python frames per level
             return args.func(args)
     except UsageError as e:

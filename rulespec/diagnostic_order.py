@@ -15,6 +15,8 @@ caused (`--all` prints them too); json keeps every finding, with its `caused_by`
 """
 from __future__ import annotations
 
+import os
+
 import re
 
 from .errors import Diagnostic
@@ -153,11 +155,31 @@ def github_lines(diagnostics: list, strict: bool, show_all: bool = False) -> lis
 
 
 def github_annotation(d: Diagnostic, strict: bool, note: str = "") -> str:
-    """A GitHub Actions workflow command: the finding shows on the file's line in the PR."""
+    """A finding as a GitHub Actions workflow command: it shows on the file's line in the PR."""
     level = "error" if d.severity == "error" or strict else "warning"
     msg = f"{d.code} {d.message}" + (f" (hint: {d.hint})" if d.hint else "") + note
-    msg = msg.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    where = f"file={d.span.file}"
-    if d.span.line:            # no position (e.g. a pack that was not found): file only
-        where += f",line={d.span.line}" + (f",col={d.span.column}" if d.span.column else "")
+    return github_command(d.span.file, d.span.line, d.span.column, msg, level)
+
+
+def github_command(file: str, line: int, column: int, message: str, level: str = "error") -> str:
+    """A GitHub Actions workflow command (`::error file=..,line=..,col=..::message`). The file is
+    named relative to the working folder (the checkout) when it is inside it, as GitHub matches
+    annotations to the repository's paths; a finding without a position names the file only."""
+    msg = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    where = "file=" + relative_path(file).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A") \
+        .replace(":", "%3A").replace(",", "%2C")
+    if line:
+        where += f",line={line}" + (f",col={column}" if column else "")
     return f"::{level} {where}::{msg}"
+
+
+def relative_path(file: str) -> str:
+    """`file` relative to the working folder when it is inside it (shorter, and what CI matches)."""
+    try:
+        if os.path.isabs(file):
+            rel = os.path.relpath(file)
+            if not rel.startswith(".."):
+                return rel
+    except (ValueError, OSError):
+        pass
+    return file

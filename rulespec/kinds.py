@@ -76,7 +76,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "year": F("effect", True, "one Year: the phases in order"),
         "max_years": F("int", doc="a bound for validation playouts: a game must end within this many years"),
         "tie_break": F("expr:number", doc="per player: higher wins ties on total score"),
-        "first_player": F("enum:choose|random|seat", doc="how the first player is chosen (choose: by the players, who give new_game the colours in seat order starting with the first player)"),
+        "first_player": F("enum:choose|random|seat", doc="how the first player is chosen (choose: by the players, who give new_game the colours in seat order starting with the first player; random: drawn from the game's seeded RNG, the turn order then goes round the seats; left out: setup.yaml's first_player)"),
     }),
     _k("symbol", "a resource symbol printed on card and tile bottoms", {
         "usable_in": F("list:any", doc="the actions and steps where the symbol may be spent"),
@@ -223,6 +223,9 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "value": F("expr:number", True, "the term for `player` (added to the player's score by the `planner` bot)"),
         "weight": F("number", doc="multiplies the value (default 1)"),
     }, id_is_referenced=False),
+    _k("die", "a die: `roll DIE as NAME` draws one of its faces from the game's seeded RNG", {
+        "faces": F("list:any", True, "the faces, each as likely: numbers, \"texts\" or declared names (e.g. symbols)"),
+    }),
     _k("component", "a physical component and how many the box holds", {
         "count": F("int", True, "how many the box holds"),
         "of_kind": F("enum:card|tile", doc="check: the declared cards/tiles of this kind ..."),

@@ -39,6 +39,14 @@ from .yamlpatch import merge_yaml_docs
 EVIDENCE_TAGS = ("rulebook", "board", "derived", "inferred", "placeholder", "decision")
 UNVERIFIED_TAGS = ("inferred", "placeholder")
 
+# The versions of the rules language this rulespec reads (pack.yaml `language:`; the schema's
+# enum lists the same). A pack without `language:` is written for version 1, the language before
+# versions existed; an overlay without it is read in its base's. `rulespec migrate` (migrate.py)
+# rewrites a pack for the newest. A stage of issue 16 that changes the language adds a version
+# here, in pack.schema.json, and its rewrite in migrate.REWRITES.
+LANGUAGES = (1,)
+DEFAULT_LANGUAGE = 1
+
 # YAML collections that become declarations: top-level key -> (kind, {sub-list key: sub-block kind})
 YAML_COLLECTIONS = {
     "tracks": ("track", {"spaces": "space"}),
@@ -105,6 +113,7 @@ class Pack:
     modules: list = field(default_factory=list)       # parsed .rules modules (for checks)
     sources: list = field(default_factory=list)       # [(pack id, folder)] of the chain, base first
     removed: dict = field(default_factory=dict)       # (kind, id) -> (Decl, Span of the `remove`), by overlays
+    language: int = DEFAULT_LANGUAGE                  # pack.yaml `language:` (an overlay's default: its base's)
     _content_hash: str | None = field(default=None, repr=False, compare=False)
 
     def content_hash(self) -> str:
@@ -346,6 +355,7 @@ class _Loader:
             decls={}, modules=list(base.modules) if base else [],
             sources=(base.sources if base else []) + [(pid, folder)],
             removed=dict(base.removed) if base else {},
+            language=self._language(m, manifest, pid, base),
         )
         if base:
             pack.decls = {k: copy.deepcopy(v) for k, v in base.decls.items()}
@@ -369,13 +379,31 @@ class _Loader:
                 self._apply(pack, item, pid)
         return pack
 
+    def _language(self, m: dict, manifest: YamlDoc, pid: str, base) -> int:
+        """The language version of the pack: its `language:` (the schema checked the value), or
+        its base's, or 1. An overlay is read with its base, so it may not be written for an
+        older language than the base (RS020 at its `language:`)."""
+        inherited = base.language if base else DEFAULT_LANGUAGE
+        if "language" not in m:
+            return inherited
+        lang = int(m["language"])        # the schema allows only whole numbers (1.0 reads as 1)
+        if base and lang < base.language:
+            span = manifest.span(("language",))
+            self.err("RS020", f"pack '{pid}' is written for language {lang}, but the pack it extends, "
+                              f"'{base.id}', is written for language {base.language}",
+                     span, f"an overlay cannot be older than its base: run `rulespec migrate {pid}` to rewrite it "
+                           f"for language {base.language}, or remove `language:` to take the base's",
+                     src=manifest.source_line(span))
+            return base.language
+        return lang
+
     def _manifest(self, folder: Path, root: Path) -> YamlDoc:
         path = folder / "pack.yaml"
         doc = self._read(load_yaml_file, path, folder, root)
         if not isinstance(doc.data, dict):
             raise RulespecError(Diagnostic("RS020", "pack.yaml must be a mapping with id, name, version",
                                            Span(str(path), 1, 1), "start the file with `id: my_pack`"))
-        problems = check_schema(doc, "pack")
+        problems = _language_in_words(doc, check_schema(doc, "pack"))
         for d in problems:
             d.code = "RS020"
         if problems:
@@ -680,6 +708,30 @@ class _Loader:
                     have = list(decl.fields) + [f"{k}({key})" for k, key in decl.blocks]
                     self.err("RS108", f"cannot remove '{what}' from {decl.kind} '{decl.id}': it has no such field or block",
                              m.span, did_you_mean(what, have) or f"it has: {', '.join(have) or 'nothing'}")
+
+
+def _language_in_words(doc: YamlDoc, problems: list) -> list:
+    """The schema's findings on pack.yaml, those about `language:` said once and in words."""
+    if "language" not in doc.data:
+        return problems
+    at = doc.span(("language",))
+    if not any(d.span == at for d in problems):
+        return problems
+    lang = doc.data["language"]
+    d = next((d for d in problems if d.span == at and "wrong type" in d.message),
+             next(d for d in problems if d.span == at))
+    name = Path(doc.file).name
+    whole = isinstance(lang, (int, float)) and not isinstance(lang, bool) and float(lang).is_integer()
+    lang = int(lang) if whole else lang
+    if not whole:
+        d.hint = f"write the version as a whole number: `language: {max(LANGUAGES)}`"
+    elif lang > max(LANGUAGES):
+        d.message = (f"{name}: the pack is written for language {lang}, newer than this rulespec reads "
+                     f"(language {', '.join(map(str, LANGUAGES))})")
+        d.hint = "install a newer rulespec, or write the pack for a language it reads"
+    else:
+        d.message = f"{name}: there is no language {lang}: the versions are {', '.join(map(str, LANGUAGES))}"
+    return [x for x in problems if x.span != at or x is d]
 
 
 def _append_values(old, new):

@@ -298,6 +298,15 @@ class _ToAst(Transformer):
     def break_stmt(self, meta, c):
         return A.Break(span=self._s(meta))
 
+    def roll_stmt(self, meta, c):
+        return A.Roll(str(c[0]), str(c[1]), _span_of(self.file, c[0]), span=self._s(meta))
+
+    def random_stmt(self, meta, c):
+        return A.RandomPick(str(c[0]), c[1], c[2], c[3], span=self._s(meta))
+
+    def shuffle_stmt(self, meta, c):
+        return A.Shuffle(c[0], span=self._s(meta))
+
     def call_stmt(self, meta, c):
         args, kwargs = c[1] if c[1] else ([], {})
         return A.CallStmt(str(c[0]), args, kwargs, span=self._s(meta))

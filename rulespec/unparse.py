@@ -144,6 +144,13 @@ def stmt(s, indent: int = 0) -> str:
         return f"{s.verb}({_args(s.args, s.kwargs)})"
     if t is A.Break:
         return "break"
+    if t is A.Roll:
+        return f"roll {s.die} as {s.as_name}"
+    if t is A.RandomPick:
+        w = f" where {expr(s.where)}" if s.where is not None else ""
+        return f"random {s.var} in {expr(s.iter)}{w} {block(s.body, indent)}"
+    if t is A.Shuffle:
+        return f"shuffle({expr(s.zone)})"
     return f"<{t.__name__}>"
 
 

@@ -1,0 +1,82 @@
+"""Ratchets of issue 16 (an open world model): the built-in vocabulary and the base-game nouns in
+`interpreter/` may only go down (docs/design/world-model-plan.md, §1.4).
+
+The counts are those of `python3 tests/world_counts.py` (the same code). Each constant below is
+the value on the day it was last lowered. A stage of the plan that moves names into the pack
+LOWERS the constants it improved, in the same commit, so that nothing can grow back. The
+issue's final targets: at most 60 built-in names, and 0 tier-1 nouns in `interpreter/`. A count
+that must grow on purpose (a new generic primitive such as a die roll) raises its constant in a
+commit that says why.
+"""
+from __future__ import annotations
+
+import textwrap
+
+import world_counts as wc
+
+# -- lower these as the stages land (stage 0, at main 8c0c8b2: 174, 172, 423) ------------------
+BUDGET = 174            # built-in names: globals + functions + attributes + verbs. Target: <= 60
+METHODS = 172           # Runtime g_/f_/a_/v_ methods implementing them (shrinks with BUDGET)
+NOUNS = 423             # tier-1 nouns in interpreter/ identifiers and strings. Target: 0
+NOUNS_PER_FILE = {      # the same, per file: a file not listed may have none
+    "runtime.py": 253, "palace.py": 64, "state.py": 52, "ruleset.py": 22, "payment.py": 13,
+    "notation.py": 8, "fight.py": 5, "scenario.py": 5, "compiler.py": 1,
+}
+FINAL_BUDGET, FINAL_NOUNS = 60, 0     # issue 16's acceptance criterion
+
+
+def _lower_hint(name: str, now: int, allowed: int) -> str:
+    return (f"{name} is {now}, above its ratchet {allowed}: issue 16 only takes names out of the "
+            f"Python core (docs/design/world-model-plan.md §1.4). Put the new name in the pack, or "
+            f"raise {name} in tests/test_world_budget.py in a commit that says why")
+
+
+def test_builtin_names_do_not_grow():
+    names = wc.builtin_names()
+    total = wc.builtin_total(names)
+    assert total <= BUDGET, _lower_hint("BUDGET", total, BUDGET) + "\n" + wc.report().splitlines()[1]
+    assert FINAL_BUDGET <= BUDGET
+
+
+def test_runtime_methods_do_not_grow():
+    methods = wc.runtime_methods()
+    total = sum(len(v) for m in methods.values() for v in m.values())
+    assert total <= METHODS, _lower_hint("METHODS", total, METHODS)
+
+
+def test_interpreter_names_no_game_noun():
+    hits = wc.noun_hits(wc.TIER1)
+    total = sum(hits.values())
+    assert total <= NOUNS, _lower_hint("NOUNS", total, NOUNS)
+    over = {f: (n, NOUNS_PER_FILE.get(f, 0)) for f, n in hits.items() if n > NOUNS_PER_FILE.get(f, 0)}
+    assert not over, "more base-game nouns than allowed in: " + ", ".join(
+        f"{f} {n} (ratchet {allowed})" for f, (n, allowed) in over.items()) + \
+        f"; its words: {wc.noun_words(files=set(over)).most_common(8)}"
+    assert FINAL_NOUNS <= NOUNS
+
+
+def test_the_noun_count_reads_code_not_prose(tmp_path):
+    """Identifiers, attributes, parameters and strings count; comments and docstrings do not."""
+    (tmp_path / "sample.py").write_text(textwrap.dedent('''
+        """A Palace of Rooms: prose is free."""
+        # a comment about Troops is free too
+        def take_trophy(agent_count):
+            """Takes a Trophy (free)."""
+            x = state.cities["florins"]
+            return x.alliance, "no troops here", agent_count
+    '''))
+    (tmp_path / "clean.py").write_text("def move(x, zone):\n    return zone.append(x)\n")
+    hits = wc.noun_hits(wc.TIER1, tmp_path)
+    # take_trophy, agent_count (parameter and name), "florins", alliance, "no troops here"
+    assert hits == {"clean.py": 0, "sample.py": 6}
+    assert wc.noun_words(wc.TIER1, tmp_path)["agent_count"] == 2
+
+
+def test_the_counts_cover_every_category():
+    names = wc.builtin_names()
+    assert set(names) == {"globals", "functions", "attributes", "verbs", "constants"}
+    # names the plan keeps to the end (§1.2, class a)
+    assert "card.id" in names["attributes"] and "run" in names["verbs"] and "count" in names["functions"]
+    assert wc.builtin_total(names) == sum(len(names[c]) for c in ("globals", "functions", "attributes", "verbs"))
+    methods = wc.runtime_methods()
+    assert "runtime.py" in methods and all(p in wc.PREFIXES for m in methods.values() for p in m)
