@@ -218,6 +218,9 @@ class Engine:
     def apply(self, state, move: str, check: bool = True, events: list | None = None,
               transactional: bool = True) -> dict:
         """The state after `move`. check: every pack constraint must hold afterwards.
+        events: a list that receives what the move did, in order (interpreter/events.py): the
+        pack's events `{"event": "card_gained", "side": "red", ...}` and the account's text
+        lines `{"event": "log", "text": ...}` (events.account / events.structured split them).
         transactional=False changes the given state itself instead of a copy (a third faster):
         for callers that never look at the old state again, such as a replay or a bot's game
         (play_game), which give up on the first refused move (the state is then half-changed)."""

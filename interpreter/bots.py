@@ -199,7 +199,8 @@ def play_game(engine, players, seed: int, bot: str = "random", max_moves: int = 
     The moves are applied in place (`apply(..., transactional=False)`): a bot never goes back
     to an earlier state, and not copying the state makes a move a third faster. A refused move
     (an engine bug: bots only play legal moves) raises, and the state is then half-changed.
-    `on_move(turn, move, events, state)` is called after each move (for accounts and logs):
+    `on_move(turn, move, events, state)` is called after each move (for accounts and logs;
+    `events` as Engine.apply gives them: interpreter/events.py):
     `turn` holds the `year` and the `pending` decision the move answered; `state` is the live
     state, which the next move changes. `on_start(state)` is called with the new game, before
     the first move (a log's header is written then)."""

@@ -423,6 +423,8 @@ class Compiler:
             if s.verb in ("perform", "run") and s.args and isinstance(s.args[0], A.Name):
                 target = s.args[0].id
                 args[0] = (lambda rt, env, _t=target: env.get(_t, _t) if _t in env else _t)
+            elif s.verb == "event" and s.args and isinstance(s.args[0], A.Name):
+                args[0] = (lambda rt, env, _t=s.args[0].id: _t)     # an event's name, never a variable
             kw = {k: self.fn(v, scope) for k, v in s.kwargs.items()}
             return (CALL, sp, s.verb, args, kw)
         self.fail(f"cannot compile statement {t.__name__}", sp)

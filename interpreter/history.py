@@ -14,7 +14,8 @@ checked when it was first played). Measured on whole random games of the base pa
 the memory; every 32, 2 ms. Undoing a whole game back to its start: about 1 s per 2,500 moves.
 
 A human seat (undo at a terminal), a replay viewer stepping back, or a test walking back to
-the start all use the same object: `apply(move)`, `undo()`, `state`, `moves`.
+the start all use the same object: `apply(move)`, `undo()`, `state`, `moves`, and `events`:
+what each move did (interpreter/events.py), kept beside the moves since it is not in the state.
 """
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ class GameRecord:
         self.checkpoint_every = max(1, int(checkpoint_every))
         self._state = engine.new_game(players, seed, self.options)
         self._moves: list = []
+        self._events: list = []        # [i]: the events of move i (Engine.apply's `events`)
         self._checkpoints: list = [_freeze(self._state)]   # [i]: the state after i * checkpoint_every moves
         for mv in moves:
             self.apply(mv)
@@ -56,6 +58,12 @@ class GameRecord:
     def moves(self) -> tuple:
         return tuple(self._moves)
 
+    @property
+    def events(self) -> tuple:
+        """The events of each move, in move order: one list per move (account lines and the
+        pack's events, as Engine.apply reports them)."""
+        return tuple(self._events)
+
     def __len__(self) -> int:
         return len(self._moves)
 
@@ -64,8 +72,10 @@ class GameRecord:
 
     def apply(self, move: str) -> dict:
         """Play a move (checked like Engine.apply); returns the new state."""
-        new = self.engine.apply(self._state, move)
+        done: list = []
+        new = self.engine.apply(self._state, move, events=done)
         self._moves.append(move)
+        self._events.append(done)
         self._state = new
         if len(self._moves) % self.checkpoint_every == 0:
             self._checkpoints.append(_freeze(new))
@@ -76,6 +86,7 @@ class GameRecord:
         if not self._moves:
             raise IllegalMove("undo", "there is no move to undo: the game is at its start")
         move = self._moves.pop()
+        self._events.pop()
         n = len(self._moves)
         del self._checkpoints[n // self.checkpoint_every + 1:]
         self._state = self.state_at(n)

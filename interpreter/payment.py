@@ -110,6 +110,7 @@ def step(rt, k) -> bool:
                 rt.P(k["player"])["florins"] += surplus
             k["paid"] = alt
             k["paid_total"] = costs.total(alt)
+            rt.record_payment(k["player"], alt, k["ctx"])
             _keep_leftover(rt, k, alt)
             return True
     if not options(rt, k):

@@ -2,11 +2,15 @@
 
 Line 1 is a header: {"rulespec_log": 1, "pack": id, "version": pack version, "engine": engine
 version, "content_hash": the pack's content hash, "players": [...], "seed": s, "options": {...}}.
-Each further line is one move: {"n": i, "player": p, "move": "..."}. The last line is
+Each further line is one move: {"n": i, "player": p, "move": "...", "events": [...]}, where
+`events` (left out when there are none, and in logs written before events existed) are the
+pack's structured events of the move (interpreter/events.py; the account's text lines are not
+stored: a replay rebuilds them, and they change with the wording of the rules). The last line is
 {"final": sha256 of the canonical final state}; a log without it was cut short (a game that
 stopped early) and replays only with allow_truncated. Every line is checked against
 rulespec/schemas/log.schema.json. Replaying applies the moves to a new game and checks every
-move is legal and the final state matches. A log is written as the game goes (LogWriter).
+move is legal, that it records the logged events (when the line has them), and that the final
+state matches. A log is written as the game goes (LogWriter).
 
 `engine` (rulespec.__version__) and `content_hash` (Pack.content_hash(): every source file of
 the pack and the packs it extends) are the log's provenance: when a replay fails, the error
@@ -24,6 +28,7 @@ from rulespec.errors import Diagnostic, RulespecError, Span, source_line_at, und
 from rulespec.pack import _ID, find_in_search_path, load_pack
 from rulespec.sandbox import check_path, read_bytes
 
+from .events import structured
 from .state import dumps
 
 
@@ -81,9 +86,15 @@ class LogWriter:
         self._line({"rulespec_log": 1, "pack": engine.pack.id, "version": engine.pack.version,
                     **provenance(engine), "players": list(players), "seed": seed, "options": options or {}})
 
-    def move(self, player, move):
+    def move(self, player, move, events=None):
+        """One move; `events`: what Engine.apply reported for it (only the structured ones
+        are written)."""
         self.n += 1
-        self._line({"n": self.n, "player": player, "move": move})
+        rec = {"n": self.n, "player": player, "move": move}
+        done = structured(events or ())
+        if done:
+            rec["events"] = done
+        self._line(rec)
 
     def finish(self, final_state):
         self._line({"final": state_hash(final_state)})
@@ -129,14 +140,28 @@ def write_log(path, engine, players, seed, options, moves_with_players, final_st
         log.close()
 
 
-_FAST_MOVE_KEYS = {"n", "player", "move"}
+_FAST_MOVE_KEYS = {"n", "player", "move", "events"}
 
 
 def _is_move(rec) -> bool:
-    """The usual move line, checked without jsonschema (most lines of a log)."""
+    """The usual move line, checked without jsonschema (most lines of a log; any JSON value is a
+    valid event value, so an event needs only its name checked)."""
     return (type(rec) is dict and type(rec.get("move")) is str and 0 < len(rec["move"]) <= 1000
             and rec.keys() <= _FAST_MOVE_KEYS and (type(rec.get("n", 1)) is int and rec.get("n", 1) >= 1)
-            and (rec.get("player") is None or type(rec.get("player")) is str))
+            and (rec.get("player") is None or type(rec.get("player")) is str)
+            and ("events" not in rec or (type(rec["events"]) is list and len(rec["events"]) <= 10000 and all(
+                type(e) is dict and type(e.get("event")) is str and _ID.fullmatch(e["event"])
+                and len(e["event"]) <= 100 for e in rec["events"]))))
+
+
+def _events_differ(logged: list, replayed: list) -> str:
+    """'' or where the replayed events of a move depart from the logged ones."""
+    for i, (a, b) in enumerate(zip(logged, replayed), 1):
+        if a != b:
+            return f"event {i} was logged as {json.dumps(a)[:200]}, replayed as {json.dumps(b)[:200]}"
+    if len(logged) != len(replayed):
+        return f"{len(logged)} events were logged, {len(replayed)} replayed"
+    return ""
 
 
 def _schema_problem(rec, definition: str) -> str:
@@ -272,12 +297,17 @@ def replay(path, engine=None, check: bool = True, allow_truncated: bool = False,
         raise mismatch(f"the logged game cannot start: {why}", Span(str(path), 1, 1),
                        "the header's players, seed or options do not fit the pack") from None
     for lineno, rec in moves:
+        done = [] if "events" in rec else None
         try:
             # without constraints nothing needs the old state: apply in place
-            state = engine.apply(state, rec["move"], check=check, transactional=check)
+            state = engine.apply(state, rec["move"], check=check, transactional=check, events=done)
         except IllegalMove as e:
             raise mismatch(f"move {rec.get('n')} '{rec['move']}' does not replay: {e.reason}",
                            Span(str(path), lineno, 1), "the log and the pack disagree") from None
+        why = _events_differ(rec["events"], structured(done)) if done is not None else ""
+        if why:
+            raise mismatch(f"move {rec.get('n')} '{rec['move']}' replays with other events: {why}",
+                           Span(str(path), lineno, 1), "the log and the pack disagree")
     if final is not None and state_hash(state) != final:
         raise mismatch("the replayed final state differs from the recorded one", Span(str(path), 1, 1),
                        "the engine or pack changed since the game was logged")

@@ -84,6 +84,8 @@ class Ruleset:
     block_owner: dict = field(default_factory=dict)
     player_vars: dict = field(default_factory=dict)          # player_var id -> default
     formulas: dict = field(default_factory=dict)
+    events: dict = field(default_factory=dict)             # event id -> its declared keys (interpreter/events.py)
+    emitted_by: dict = field(default_factory=dict)         # statement ('pay') -> [(event id, keys)]
     dice: dict = field(default_factory=dict)                 # die id -> its faces, in order
 
     # ------------------------------------------------------------ building
@@ -294,6 +296,14 @@ class Ruleset:
 
     def _k_player_var(self, d):
         self.player_vars[d.id] = self.static(d, "default")
+
+    def _k_event(self, d):
+        from rulespec.checker import event_keys
+        keys = event_keys(d)
+        self.events[d.id] = keys
+        by = self.static(d, "emitted_by")
+        if by:
+            self.emitted_by.setdefault(by, []).append((d.id, keys))
 
     def _k_option(self, d):
         self.options[d.id] = self.static(d, "default")

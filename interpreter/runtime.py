@@ -15,7 +15,7 @@ from rulespec import limits
 from rulespec.board import Board
 from rulespec.errors import RuleFault
 
-from . import costs, payment
+from . import costs, events, payment
 from .fight import FightMixin
 from .palace import PalaceMixin, rooms_ahead
 from .state import type_of
@@ -42,7 +42,9 @@ class Runtime(PalaceMixin, FightMixin):
         self.program = rs.program
         self.state = state
         self.board = board
-        self.events: list = []     # human-readable account lines produced while applying
+        # what the move did, in order (interpreter/events.py): the pack's events and the
+        # account's text lines ({"event": "log", "text": ...}); never part of the state
+        self.events: list = []
         self.env: dict = {}        # locals of the instruction being run (set by the VM)
         # Memo of derived values, only while nothing can change the state (see `reading`).
         self.memo: dict | None = None
@@ -113,7 +115,19 @@ class Runtime(PalaceMixin, FightMixin):
             raise Abort(f"no city '{city}' in play")
 
     def log(self, text: str):
-        self.events.append(text)
+        self.events.append(events.log_line(text))
+
+    def record_payment(self, player, paid: dict, ctx):
+        """The events the pack declares `emitted_by: pay`, after a completed payment of
+        something: `paid` the symbols paid ({symbol: count}), `total` their number, `within` the
+        Action or procedure whose effect the payment is in (the innermost one running)."""
+        decls = self.rs.emitted_by.get("pay")
+        if not decls or not any(paid.values()):       # a cost of nothing: no payment
+            return
+        values = {"side": player, "paid": {s: n for s, n in paid.items() if n},
+                  "total": sum(paid.values()), "within": ((ctx or {}).get("within") or [None])[-1]}
+        for name, keys in decls:
+            self.events.append({"event": name, **{k: events.json_safe(values.get(k), key=k) for k in keys}})
 
     def opt(self, name, default=None):
         return self.state["options"].get(name, self.rs.options.get(name, default))
@@ -915,6 +929,16 @@ class Runtime(PalaceMixin, FightMixin):
 
     def v_log(self, env, args, kw, span):
         self.log(" ".join(str(a) for a in args))
+
+    def v_event(self, env, args, kw, span):
+        name = args[0]
+        keys = self.rs.events.get(name)
+        if keys is None:
+            raise RuleFault("RS105", f"no event named '{name}'", span, "declare it: event NAME { keys: [...] }")
+        unknown = [k for k in kw if k not in keys]
+        if unknown:
+            raise RuleFault("RS107", f"event '{name}' has no key '{unknown[0]}'", span, f"its keys: {', '.join(keys)}")
+        self.events.append({"event": name, **{k: events.json_safe(kw.get(k), span, k) for k in keys}})
 
     def v_gain(self, env, args, kw, span):
         what, n = args[0], (args[1] if len(args) > 1 else 1)

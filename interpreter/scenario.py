@@ -32,6 +32,7 @@ from rulespec.schema import check_schema
 from rulespec.yamldata import load_yaml_file
 
 from . import rng, vm
+from .events import account
 from .notation import pack_names, unknown_names
 from .state import state_problem
 
@@ -385,10 +386,11 @@ def _run_scenario(path, search_path=None) -> Outcome:
                 out.failures.append((line, f"move '{mv}' was refused: {e.reason}"))
                 return out
         if "log" in step:
+            lines = account(events)
             for text in step["log"]:
-                if not any(text.lower() in str(e).lower() for e in events):
+                if not any(text.lower() in e.lower() for e in lines):
                     out.failures.append((line, f"log: no account line contains {text!r}; the lines were: "
-                                               + (" | ".join(map(str, events)) or "none")))
+                                               + (" | ".join(lines) or "none")))
         events = []
         for k, want in (step.get("expect") or {}).items():
             try:

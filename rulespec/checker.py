@@ -7,6 +7,8 @@ reports what is certainly wrong.
 """
 from __future__ import annotations
 
+import re
+
 from . import ast as A
 from . import limits
 from . import prompts
@@ -158,6 +160,8 @@ class Checker:
             if fs.required and name not in decl.fields:
                 self.diag("RS104", f"{decl.kind} '{decl.id}' is missing the required field '{name}'",
                           decl.id_span or decl.span, f"add `{name}: ...` ({fs.doc})" if fs.doc else f"add `{name}: ...`")
+        if decl.kind == "event":
+            self.event_decl(decl)
         for (bkind, key), block in decl.blocks.items():
             sub_spec = spec.blocks.get(bkind)
             if sub_spec is None:
@@ -178,6 +182,9 @@ class Checker:
         if ftype == "any":
             if isinstance(v, (A.Expr, A.Block)):
                 self.walk_any(v, env)
+            return
+        if ftype == "names":
+            self.names_list(v, fv)
             return
         if ftype == "effect":
             if isinstance(v, A.Block):
@@ -203,6 +210,25 @@ class Checker:
             self.check_value(v, ftype, env, fv.name)
         else:
             self.check_plain(v, ftype, fv)
+
+    def names_list(self, v, fv):
+        """A list of plain names (an event's keys): names, each once; never evaluated."""
+        items = v.items if isinstance(v, A.ListExpr) else v if isinstance(v, list) else None
+        if items is None:
+            self.diag("RS106", f"field '{fv.name}' must be a list of names", getattr(v, "span", fv.span),
+                      f"write `{fv.name}: [side, card]`")
+            return
+        seen = set()
+        for item in items:
+            name = item.id if isinstance(item, A.Name) else item if isinstance(item, str) else None
+            span = getattr(item, "span", fv.span)
+            if name is None or not _NAME.fullmatch(name) or name == "event":
+                self.diag("RS106", f"field '{fv.name}' lists names, and this is not one"
+                          + (" ('event' names the event itself)" if name == "event" else ""), span,
+                          "write lowercase names such as side, card, city")
+            elif name in seen:
+                self.diag("RS101", f"'{name}' is listed twice in '{fv.name}'", span, "list each name once")
+            seen.add(name)
 
     def check_plain(self, v, ftype, fv):
         """A plain YAML value against a field type."""
@@ -495,6 +521,9 @@ class Checker:
             self._args(s.args, s.kwargs, env)
             return
         self.arity(s.verb, sig, s.args, s.span, "verb")
+        if s.verb == "event":
+            self.event_call(s, env)
+            return
         if s.verb in ("perform", "run") and s.args and isinstance(s.args[0], A.Name):
             kind = "action" if s.verb == "perform" else "procedure"
             self.ref(s.args[0].id, kind, s.args[0].span)
@@ -517,6 +546,54 @@ class Checker:
             self.expr(a, env)
         for v in s.kwargs.values():
             self.expr(v, env)
+
+    def event_decl(self, decl: Decl):
+        """`log` is the account's own event; an event the `pay` statement records can only
+        have the keys `pay` knows."""
+        if str(decl.id) == "log":
+            self.diag("RS101", "'log' is the event of the account's text lines (the verb log(...))",
+                      decl.id_span or decl.span, "give the event another name")
+        if _plain(decl.get("emitted_by")) == "pay":
+            fv = decl.fields.get("keys")
+            items = fv.value.items if isinstance(fv.value, A.ListExpr) else []
+            for k in event_keys(decl):
+                if k not in PAY_EVENT_KEYS:
+                    at = next((i.span for i in items if isinstance(i, A.Name) and i.id == k), fv.span)
+                    self.diag("RS107", f"`pay` gives no key '{k}' to event '{decl.id}'", at,
+                              did_you_mean(k, PAY_EVENT_KEYS) or "the keys of a payment: " + ", ".join(PAY_EVENT_KEYS))
+
+    def event_call(self, s: A.CallStmt, env):
+        """`event(ID, KEY: value, ...)`: ID names an `event` declaration, and the keys are
+        exactly its declared keys (rulespec.kinds, interpreter/events.py)."""
+        for v in s.kwargs.values():
+            self.expr(v, env)
+        if not s.args:
+            return
+        first = s.args[0]
+        if not isinstance(first, A.Name):
+            self.diag("RS106", "the first argument of event(...) is the name of an event", first.span,
+                      "write `event(card_gained, side: player, card: c)` with an `event` declaration's id")
+            return
+        self.ref(first.id, "event", first.span)
+        decl = self.pack.get("event", first.id)
+        if decl is None:
+            return
+        if decl.get("emitted_by") is not None:
+            self.diag("RS107", f"event '{decl.id}' is recorded by `{_plain(decl.get('emitted_by'))}` itself, "
+                      "not by event(...)", first.span, "remove this call, or declare another event")
+            return
+        keys = event_keys(decl)
+        unknown = [k for k in s.kwargs if k not in keys]
+        for k, val in s.kwargs.items():
+            if k not in keys:
+                self.diag("RS107", f"event '{decl.id}' has no key '{k}'", val.span,
+                          did_you_mean(k, keys) or (f"its keys: {', '.join(keys)}" if keys else
+                                                    f"event '{decl.id}' declares no keys"))
+        missing = [k for k in keys if k not in s.kwargs]
+        if missing and not unknown:         # a misspelt key is reported once, as unknown
+            self.diag("RS107", f"event '{decl.id}' needs the key{'s' if len(missing) > 1 else ''} "
+                      f"{', '.join(missing)}", s.span,
+                      f"give every declared key: event({decl.id}, " + ", ".join(f"{k}: ..." for k in keys) + ")")
 
     def arity(self, name, sig, args, span, what):
         n = len(args)
@@ -758,6 +835,24 @@ def _type_hint(expected: str) -> str:
 
 def _kind_span(decl: Decl) -> Span:
     return decl.span
+
+
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
+
+# the keys the `pay` statement can give an event declared `emitted_by: pay`
+PAY_EVENT_KEYS = ("side", "paid", "total", "within")
+
+
+def _plain(v):
+    return v.id if isinstance(v, A.Name) else v.value if isinstance(v, A.Str) else v
+
+
+def event_keys(decl) -> list:
+    """The declared keys of an `event` declaration, in order (plain names)."""
+    fv = decl.fields.get("keys")
+    v = fv.value if fv is not None else None
+    items = v.items if isinstance(v, A.ListExpr) else v if isinstance(v, list) else []
+    return [str(_plain(i)) for i in items if isinstance(_plain(i), str)]
 
 
 def references_of(pack: Pack, decls) -> set:

@@ -330,6 +330,7 @@ def cmd_play(args) -> int:
 def _play(args, log) -> int:
     from interpreter.api import Engine
     from interpreter.bots import play_game
+    from interpreter.events import account
     from rulespec.pack import load_pack
     from rich.markup import escape
     from rich.table import Table
@@ -348,15 +349,15 @@ def _play(args, log) -> int:
         who = pending.get("player") or "-"
         record.append((who, mv))
         if log is not None:
-            log.move(who, mv)
+            log.move(who, mv, events)
         if turn["year"] != last_year[0]:
             last_year[0] = turn["year"]
             con.print(f"[bold]Year {turn['year']}[/bold]")
         if not args.quiet:
             prompt = pending.get("prompt") or pending.get("kind")
             con.print(f"  {who}: {escape(mv)}   [dim]({escape(str(prompt))})[/dim]")
-        for e in events:
-            con.print(f"  [yellow]{escape(e)}[/yellow]")
+        for text in account(events):       # the account's lines (interpreter/events.py)
+            con.print(f"  [yellow]{escape(text)}[/yellow]")
 
     state, moves = play_game(engine, players, args.seed, args.bots, on_move=on_move, on_start=on_start)
     if log is not None:

@@ -13,6 +13,7 @@ Field types (strings, checked by rulespec.checker):
   effect                          a block of statements { ... }
   expr:T                          an expression evaluated during play, of type T
   enum:a|b|c                      one of the listed names
+  names                           a list of plain names, not evaluated: [side, card]
   any                             anything (free-form data)
 """
 from __future__ import annotations
@@ -203,6 +204,12 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     _k("player_var", "a value each player keeps, read and set as `player.ID`: what a rule must remember (e.g. the type of the first Patronage Bonus taken)", {
         "default": F("any", True, "its value until a rule sets it"),
     }),
+    _k("event", "a structured event the rules record in the game log, `event(ID, KEY: value, ...)`: its keys", {
+        "keys": F("names", doc="the keys every `event(ID, ...)` call gives, in the order the log shows them: [side, card]"),
+        "emitted_by": F("enum:pay", doc="recorded by the language itself rather than by `event(...)` calls: `pay` records it "
+                                        "after every completed payment, with any of the keys side, paid (symbol -> count), "
+                                        "total, within (the Action or procedure the payment is part of)"),
+    }, id_is_referenced=False),
     _k("city", "a city on the map (usually declared in map.yaml)", {}, open_fields=True),
     _k("sea", "a sea (usually declared in map.yaml)", {}, open_fields=True),
     _k("playout_hint", "how simulated players (the `random` bot) weigh one kind of move: not a rule", {

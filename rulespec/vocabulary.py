@@ -192,6 +192,7 @@ VERBS: dict[str, Sig] = {
     "move_marker": Sig(("number",), "none", "move the Action marker clockwise by rooms"),
     "end_game": Sig((), "none", "end the game now"),
     "log": Sig(("*any",), "none", "write a line to the game account: log(\"Siege:\", attack, \"against\", defence)"),
+    "event": Sig(("event",), "none", "record a structured event in the game log: event(card_gained, side: player, card: c), with the keys its `event` declaration lists"),
     "mark": Sig(("any", "str"), "none", "set a flag on a thing until the end of the phase"),
     "settle_gains": Sig((), "none", "cards and tiles gained so far may pay from now on (until then a gain cannot pay: purchases are simultaneous); phases settle at their start and end"),
     "waste_leftover": Sig((), "none", "the symbols tapped beyond a cost and not used yet are lost (until then they pay the next costs of the same Action, or outside Actions of the same phase)"),

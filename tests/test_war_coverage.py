@@ -1,7 +1,8 @@
 """War happens in play, not just in scenarios: over 200 seeded games of bots (the `sticky` random
 bot, which repeats its own earlier choices so that troops gather), there are sieges won and
-lost, Battles on the Plains and retreats. Counted from the game account the pack's war rules
-write (war.rules logs each result). Deterministic: fixed seeds."""
+lost, Battles on the Plains and retreats. Counted from the structured events the pack's war
+rules record (war.rules: siege_resolved, battle_fought, troop_retreated). Deterministic: fixed
+seeds."""
 from __future__ import annotations
 
 import collections
@@ -10,6 +11,7 @@ import pytest
 
 from interpreter.api import Engine
 from interpreter.bots import play_game
+from interpreter.events import structured
 from rulespec.pack import load_pack
 
 GAMES = 200
@@ -22,13 +24,12 @@ def test_two_hundred_games_show_every_kind_of_war_outcome():
     seen = collections.Counter()
 
     def on_move(turn, move, events, after):
-        for line in events:
-            if line.startswith("Siege result:"):
-                attack, _, defence = line.split(":", 1)[1].split()
-                seen["siege won" if int(attack) > int(defence) else "siege lost"] += 1
-            elif line.startswith("Battle result:"):
+        for e in structured(events):
+            if e["event"] == "siege_resolved":
+                seen["siege won" if e["attack"] > e["defence"] else "siege lost"] += 1
+            elif e["event"] == "battle_fought":
                 seen["battle"] += 1
-            elif " retreats a Troop " in line:
+            elif e["event"] == "troop_retreated":
                 seen["retreat"] += 1
 
     for seed in range(GAMES):

@@ -15,8 +15,10 @@ import textwrap
 import world_counts as wc
 
 # -- lower these as the stages land (stage 0, at main 8c0c8b2: 174, 172, 423) ------------------
-BUDGET = 174            # built-in names: globals + functions + attributes + verbs. Target: <= 60
-METHODS = 172           # Runtime g_/f_/a_/v_ methods implementing them (shrinks with BUDGET)
+# stage 13 raised BUDGET and METHODS by one: the verb `event` (v_event), a generic primitive of
+# the target core (the plan's §3 verb list keeps it)
+BUDGET = 175            # built-in names: globals + functions + attributes + verbs. Target: <= 60
+METHODS = 173           # Runtime g_/f_/a_/v_ methods implementing them (shrinks with BUDGET)
 NOUNS = 423             # tier-1 nouns in interpreter/ identifiers and strings. Target: 0
 NOUNS_PER_FILE = {      # the same, per file: a file not listed may have none
     "runtime.py": 253, "palace.py": 64, "state.py": 52, "ruleset.py": 22, "payment.py": 13,
