@@ -139,14 +139,17 @@ def x_if(rt, fr, ins, returned):
     _next(fr)
 
 
-def _passing(rt, env, var, it, where) -> list:
+def _passing(rt, env, var, it, where, distinct_from=None) -> list:
     """The elements of `it` that pass `where` (with `var` bound to each), read in one read-only
-    window so the constraint checker sees what they depended on."""
+    window so the constraint checker sees what they depended on. With `distinct_from` (the
+    elements already chosen), each element once and none of those."""
     items = []
     local = dict(env)
     opened = rt.reading()
     try:
         for x in it(rt, env) or ():
+            if distinct_from is not None and (x in distinct_from or x in items):
+                continue
             local[var] = x
             if where is None or where(rt, local):
                 items.append(x)
@@ -190,21 +193,7 @@ def _decider(rt, fr, by):
 
 def choose_options(rt, fr, ins) -> list:
     _, sp, var, it, where, body, up_to, by, prompt = ins
-    env = fr["env"]
-    chosen = (fr["k"] or {}).get("chosen", [])
-    out = []
-    local = dict(env)
-    opened = rt.reading()
-    try:
-        for x in it(rt, env) or ():
-            if x in chosen or x in out:
-                continue
-            local[var] = x
-            if where is None or where(rt, local):
-                out.append(x)
-    finally:
-        rt.done_reading(opened)
-    return out
+    return _passing(rt, fr["env"], var, it, where, distinct_from=(fr["k"] or {}).get("chosen", []))
 
 
 def x_choose(rt, fr, ins, returned):
