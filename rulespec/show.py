@@ -8,12 +8,8 @@ from . import packdiff, unparse
 from .pack import UNVERIFIED_TAGS, Decl, Pack
 
 
-def _rel(span) -> str:
-    return packdiff.rel(span)
-
-
 def _history(hist) -> list:
-    return [{"op": op, "at": _rel(span), "pack": pid} for op, span, pid in hist]
+    return [{"op": op, "at": packdiff.rel(span), "pack": pid} for op, span, pid in hist]
 
 
 def decl_json(d: Decl) -> dict:
@@ -61,12 +57,12 @@ def _decl_text(d: Decl, indent: int) -> list:
     head = f"{pad}{d.kind} {d.id}" + (f' "{d.title}"' if d.title else "")
     if d.params:
         head += "(" + ", ".join(p.name for p in d.params) + ")"
-    prov = "; ".join(f"{op} {_rel(s)}" for op, s, _ in d.history)
+    prov = "; ".join(f"{op} {packdiff.rel(s)}" for op, s, _ in d.history)
     out = [f"{head} {{    # {prov}"]
     for n, fv in d.fields.items():
         val = unparse.value(fv.value, indent + 1)
         ev = "".join(f" @{a.name}" for a in fv.evidence)
-        where = _rel(fv.history[-1][1]) if fv.history else ""
+        where = packdiff.rel(fv.history[-1][1]) if fv.history else ""
         changed = " (changed by overlay)" if len({p for _, _, p in fv.history}) > 1 else ""
         out.append(f"{pad}  {n}: {val}{ev}    # {where}{changed}")
     for b in d.blocks.values():
@@ -235,11 +231,11 @@ def tagged(pack: Pack, tags) -> list:
 def _decl_tagged(d: Decl, label: str, rows: list, tags):
     for a in d.annotations:
         if a.name in tags:
-            rows.append((a.name, label, a.text, _rel(a.span if a.span.line else d.span)))
+            rows.append((a.name, label, a.text, packdiff.rel(a.span if a.span.line else d.span)))
     for n, fv in d.fields.items():
         for a in fv.annotations:
             if a.name in tags:
-                rows.append((a.name, f"{label}.{n}", a.text, _rel(fv.span)))
+                rows.append((a.name, f"{label}.{n}", a.text, packdiff.rel(fv.span)))
     for b in d.blocks.values():
         _decl_tagged(b, f"{label} / {b.kind} {b.id}", rows, tags)
 
@@ -250,11 +246,11 @@ def _yaml_tagged(doc, node, path, label, rows, tags):
         item = node.get("id") or (path[-1] if path else label)
         note = str(node.get("note", ""))
         if isinstance(ev, str) and ev in tags:
-            rows.append((ev, f"{label} {item}", note, _rel(doc.span(path))))
+            rows.append((ev, f"{label} {item}", note, packdiff.rel(doc.span(path))))
         elif isinstance(ev, dict):
             for f, tag in ev.items():
                 if tag in tags:
-                    rows.append((tag, f"{label} {item}.{f}", note, _rel(doc.span(path + (f,)))))
+                    rows.append((tag, f"{label} {item}.{f}", note, packdiff.rel(doc.span(path + (f,)))))
         for k, v in node.items():
             if k != "evidence":
                 _yaml_tagged(doc, v, path + (k,), label, rows, tags)
