@@ -13,9 +13,10 @@ from . import ast as A
 from . import limits
 from . import prompts
 from .errors import Diagnostic, Span, did_you_mean, source_line_at
-from .kinds import KINDS, KindSpec
+from .kinds import KINDS, WORLD_KINDS, KindSpec
 from .pack import Decl, Pack
 from .vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS, VERBS
+from .world import CHECKER_TYPE, build_world
 
 NUMERIC = {"number", "int"}
 # declaration kinds whose ids are values of that type in expressions
@@ -69,6 +70,8 @@ class Checker:
         self.referenced: set = set()       # (kind, id) seen in references
         self.names: dict[str, str] = {}    # global name -> type
         self.name_kind: dict[str, str] = {}
+        self.world = build_world(pack)
+        self.field_hit = None               # set by e_Attr: the declared field an attribute reads
         self._collect_names()
 
     # ------------------------------------------------------------ helpers
@@ -93,6 +96,10 @@ class Checker:
             self.names.setdefault(colour, "colour")
             self.name_kind.setdefault(colour, "colour")
         for (kind, id_), d in self.pack.decls.items():
+            if kind in WORLD_KINDS:         # descriptions of the world, not values (rulespec.world)
+                for value in self.world.enums.get(str(id_), ()) if kind == "enum" else ():
+                    self.names.setdefault(value, "str")     # an enum's values are names of texts
+                continue
             t = KIND_TYPES.get(kind, kind)
             self.names.setdefault(str(id_), t)
             self.name_kind.setdefault(str(id_), kind)
@@ -132,6 +139,7 @@ class Checker:
 
     # ------------------------------------------------------------ entry point
     def run(self) -> list[Diagnostic]:
+        self.out.extend(self.world.diagnostics)
         for decl in self.pack.decls.values():
             spec = KINDS.get(decl.kind)
             if spec is None:
@@ -173,6 +181,8 @@ class Checker:
             self.check_decl(block, sub_spec, decl)
         if decl.kind == "die":
             self.die_faces(decl)
+        if decl.kind in ("field", "record", "zone") and outer is None:
+            self.field_defaults(decl)
 
     # ------------------------------------------------------------ fields
     def check_field(self, decl: Decl, fv, ftype: str, env: dict):
@@ -185,6 +195,8 @@ class Checker:
             return
         if ftype == "names":
             self.names_list(v, fv)
+            return
+        if ftype == "world":            # names and types of the world: rulespec.world checks them
             return
         if ftype == "effect":
             if isinstance(v, A.Block):
@@ -210,6 +222,36 @@ class Checker:
             self.check_value(v, ftype, env, fv.name)
         else:
             self.check_plain(v, ftype, fv)
+
+    def field_defaults(self, decl: Decl):
+        """A declared field's `default:` has the field's type (RS106 at the default)."""
+        w = self.world
+        if decl.kind == "field":
+            owners = [k.fields.get(str(decl.id)) for k in w.kinds.values()]
+        elif decl.kind == "record":
+            owners = list(w.records[str(decl.id)].fields.values()) if str(decl.id) in w.records else []
+        else:
+            owners = list(w.zones[str(decl.id)].entry.values()) if str(decl.id) in w.zones else []
+        seen = set()
+        for f in owners:
+            if f is None or f.decl is None or id(f.decl) in seen or not isinstance(f.default, A.Expr):
+                continue
+            seen.add(id(f.decl))
+            want = f.type.checker()
+            env = {"self": CHECKER_TYPE.get(f.owner, f.owner)}
+            got = self.expr(f.default, env)
+            shape = f.type.shape
+            if shape in ("count", "map"):
+                self.diag("RS106", f"field '{f.name}' is a `{f.type}`, which starts empty: it takes no default",
+                          f.default.span, "leave the default out")
+            elif shape == "index":
+                if not _compatible(got, "number?"):
+                    self.diag("RS106", f"field '{f.name}' is an `{f.type}`, but its default is {_words(got)}",
+                              f.default.span, "give a position (0 is the first) or none")
+            elif not (_compatible(got, want) or got == "none" and shape == "ref"):
+                self.diag("RS106", f"field '{f.name}' is {_words(want)} ({f.type}), but its default is {_words(got)}",
+                          f.default.span, f"give a default of type {f.type}, or leave it out "
+                                          f"(it is then {_empty_words(f.type.empty())})")
 
     def names_list(self, v, fv):
         """A list of plain names (an event's keys): names, each once; never evaluated."""
@@ -344,8 +386,16 @@ class Checker:
         if isinstance(s, A.Let):
             env[s.name] = self.expr(s.value, env)
         elif isinstance(s, A.SetStmt):
+            self.field_hit = None
             self.expr(s.target, env)
-            self.expr(s.value, env)
+            wf = self.field_hit if isinstance(s.target, A.Attr) else None
+            if wf is not None and wf.type.shape in ("scalar", "ref", "list"):
+                vt = self.expr(s.value, env)
+                if not _compatible(vt, wf.type.checker()):
+                    self.diag("RS106", f"field '{wf.name}' is {_words(wf.type.checker())} ({wf.type}), but this is "
+                              f"{_words(vt)}", s.value.span, _type_hint(wf.type.checker().rstrip("?")))
+            else:
+                self.expr(s.value, env)
         elif isinstance(s, A.If):
             for cond, blk in s.branches:
                 self.want(cond, "bool", env)
@@ -676,19 +726,35 @@ class Checker:
 
     def e_Attr(self, e, env):
         t = self.expr(e.obj, env)
+        self.field_hit = None       # the declared field `e` reads, for `set` (stmt)
         base = t.rstrip("?")
         attrs = ATTRIBUTES.get(base)
         if attrs is not None:
             if e.name in attrs:
                 return attrs[e.name][0]
-            if base == "player" and ("player_var", e.name) in self.pack.decls:
-                return "any"
+            wf = self.world.field(base, e.name)
+            if wf is not None:
+                self.field_hit = wf
+                return wf.type.checker()
             # declared objects also expose their fields
             if base in KINDS and e.name in KINDS[base].fields:
                 return "any"
+            known = list(attrs) + self.world.names_on(base)
             self.diag("RS105", f"a {base} has no attribute '{e.name}'", e.span,
-                      did_you_mean(e.name, attrs) or "attributes: " + ", ".join(sorted(attrs)), missing=(e.name,))
+                      did_you_mean(e.name, known) or "attributes: " + ", ".join(sorted(known)), missing=(e.name,))
             return "any"
+        if self.world.kind_of(base) is not None:
+            wf = self.world.field(base, e.name)
+            if wf is not None:
+                self.field_hit = wf
+                return wf.type.checker()
+            if base not in KINDS:
+                known = self.world.names_on(base)
+                self.diag("RS105", f"a {base} has no field '{e.name}'", e.span,
+                          did_you_mean(e.name, known) or ("fields: " + ", ".join(known) if known else
+                                                          f"declare it: `field {e.name} {{ on: {base}; type: ... }}`"),
+                          missing=(e.name,))
+                return "any"
         if base in KINDS and isinstance(e.obj, A.Name):
             spec = KINDS[base]
             if e.name not in spec.fields and not spec.open_fields and not spec.blocks:
@@ -825,6 +891,12 @@ def _words(t: str) -> str:
         return f"a {t[:-1]} or none"
     return {"number": "a number", "bool": "true/false", "str": "a text", "cost": "a cost",
             "none": "none", "any": "anything", "int": "a whole number"}.get(t, f"a {t}")
+
+
+def _empty_words(v) -> str:
+    if v is None or v is False:
+        return str(v).lower()
+    return '""' if v == "" else "[]" if isinstance(v, list) else "empty" if isinstance(v, dict) else str(v)
 
 
 def _type_hint(expected: str) -> str:

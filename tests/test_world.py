@@ -1,0 +1,148 @@
+"""The world a pack declares (rulespec/world.py): kinds, fields, records, zones, enums.
+
+The base pack's content/base_3to5/rules/world.rules describes the state the interpreter keeps:
+these tests hold the declarations to the real state (every declared field is a key of the
+records, in the declared order), and show what a designer sees for a field that is wrong.
+"""
+from __future__ import annotations
+
+import pytest
+
+from interpreter.api import engine_for
+from rulespec.checker import Checker
+from rulespec.pack import load_pack
+from rulespec.world import build_world, parse_type
+from validator.static import validate_pack
+
+
+@pytest.fixture(scope="module")
+def base():
+    return load_pack("base_3to5")
+
+
+@pytest.fixture(scope="module", params=[3, 4, 5])
+def state(request):
+    eng = engine_for("base_3to5")
+    colours = ["red", "yellow", "green", "blue", "white"][:request.param]
+    return eng.new_game(colours, seed=1)
+
+
+def _stored(kind):
+    return [f.key for f in kind.fields.values() if not f.sparse]
+
+
+def test_declared_fields_are_the_stored_keys_in_order(base, state):
+    w = build_world(base)
+    assert not w.diagnostics
+    for kind, store in (("side", "p"), ("city", "cities"), ("alliance", "alliances"), ("track", "tracks")):
+        k = w.kinds[kind]
+        assert k.store == store
+        assert state[store], store
+        for rec in state[store].values():
+            keys = list(rec)
+            declared = _stored(k)
+            missing = [key for key in declared if key not in keys]
+            assert not missing, (kind, missing)
+            # the record's keys that are fields come in the declared order
+            assert [key for key in keys if key in declared] == declared, kind
+
+
+def test_record_types_are_the_stored_records(base, state):
+    w = build_world(base)
+    for pl in state["p"].values():
+        for room in pl["rooms"]:
+            assert list(room) == _stored(w.records["room"])
+        for space in pl["court"]:
+            assert list(space) == _stored(w.records["court_space"])
+        for entry in pl["tiles"]:
+            assert list(entry) == ["id"] + list(w.zones["tiles"].entry)
+
+
+def test_zones_are_where_the_state_keeps_them(base, state):
+    w = build_world(base)
+    supply = [z.key for z in w.zones.values() if not z.owner]
+    assert supply == list(state["supply"])
+    for z in w.zones.values():
+        if z.owner == "side":
+            assert all(z.key in pl for pl in state["p"].values()), z.name
+
+
+def test_player_var_is_a_sparse_field_of_the_sides(base):
+    f = build_world(base).kinds["side"].fields["patronage_type_taken"]
+    assert f.sparse and f.home == "vars"
+
+
+@pytest.mark.parametrize("text,back,checker", [
+    ("int", "int", "number"), ("side?", "side?", "player?"), ("list of city", "list of city", "set:city"),
+    ("count by side", "count by side", "any"), ("map str to list of card", "map str to list of card", "any"),
+    ("index of rooms", "index of rooms", "any"), ("card?", "card?", "card?"), ("bool", "bool", "bool"),
+])
+def test_field_types_parse(text, back, checker):
+    t = parse_type(text)
+    assert str(t) == back and t.checker() == checker
+
+
+@pytest.mark.parametrize("text", ["", "list of", "count by", "Side", "map str", "int??", "list city"])
+def test_not_a_field_type(text):
+    assert parse_type(text) is None
+
+
+OVERLAY = {
+    "pack.yaml": "id: fortified\nname: Fortified\nversion: 0.1.0\nextends: base_3to5\n",
+    "rules/walls.rules": """
+        field walls "Fortification level" { on: city; type: int; default: 0 }
+        formula wall_bonus(c: city) { value: c.walls + 1 }
+        scoring walls_pp "Walls" { points: sum(wall_bonus(c) for c in player.cities) }
+    """,
+}
+
+
+def test_an_overlay_adds_a_field(make_pack):
+    report = validate_pack(make_pack("fortified", OVERLAY))
+    assert not report.errors, [str(d) for d in report.errors]
+
+
+def test_an_unknown_field_suggests_the_declared_one(make_pack):
+    files = dict(OVERLAY)
+    files["rules/walls.rules"] = files["rules/walls.rules"].replace("c.walls + 1", "c.wals + 1")
+    report = validate_pack(make_pack("fortified", files))
+    bad = [d for d in report.errors if d.code == "RS105"]
+    assert len(bad) == 1 and "wals" in bad[0].message and "walls" in bad[0].hint
+    assert bad[0].span.line == 2
+
+
+def test_a_set_of_a_declared_field_is_typed(make_pack):
+    files = dict(OVERLAY)
+    files["rules/walls.rules"] += """
+        procedure fortify(c: city) { effect: { set c.walls = "high" } }
+        action build_walls { effect: { run(fortify, c: florence) } }
+    """
+    pack = load_pack(make_pack("fortified", files))
+    diags = Checker(pack).run()
+    assert any(d.code == "RS106" and "walls" in d.message for d in diags), [str(d) for d in diags]
+
+
+def test_world_declarations_are_not_values(base):
+    """A field's id is not a name in expressions: `cathedral` stays the tile type."""
+    c = Checker(base)
+    assert c.names.get("cathedral") != "field"
+    assert "florins" not in c.names
+
+
+def test_the_language_docs_example_is_a_valid_overlay(make_pack):
+    """The example of docs/language.md "Declaring the world" validates as an overlay of the
+    base pack (no error; its formula is unused, a warning)."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "language.md").read_text(encoding="utf-8")
+    section = text[text.index("### Declaring the world"):]
+    example = re.search(r"```rules\n(.*?)```", section, re.S).group(1)
+    assert "kind castle" in example and "zone siege_engines" in example
+    report = validate_pack(make_pack("castles", {
+        "pack.yaml": "id: castles\nname: Castles\nversion: 0.1.0\nextends: base_3to5\n",
+        "rules/castles.rules": example}))
+    assert not report.errors, [str(d) for d in report.errors]
+    world = build_world(report.pack)
+    assert list(world.kinds["castle"].fields) == ["gate", "sieged_by"]
+    assert list(world.kinds["city"].fields)[-2:] == ["walls", "sieged_by"]
+    assert world.enums["wall_state"] == ["standing", "breached"]
