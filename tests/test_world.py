@@ -143,6 +143,51 @@ def test_the_language_docs_example_is_a_valid_overlay(make_pack):
         "rules/castles.rules": example}))
     assert not report.errors, [str(d) for d in report.errors]
     world = build_world(report.pack)
-    assert list(world.kinds["castle"].fields) == ["gate", "sieged_by"]
+    assert list(world.kinds["castle"].fields) == ["sieged_by", "gate"]
     assert list(world.kinds["city"].fields)[-2:] == ["walls", "sieged_by"]
     assert world.enums["wall_state"] == ["standing", "breached"]
+
+
+LINES = [
+    'field florins: int = 1 on side "Florins in the treasury" @setup("florins_start") @min(0)',
+    'field trophies_from: list of side on side @key("trophies")',
+    'field agent: side? on city, alliance "Whose Agent is there"',
+    'field troops: count by side on city',
+    'field year_steps: map side to list of int on track @sparse',
+    'field marker: index of rooms = none on side',
+    'field cathedral: bool = false on city "A Cathedral pawn" @rulebook',
+]
+
+
+def test_the_one_line_field_is_the_block_declaration_and_prints_back(make_pack):
+    """`field F: T = d on K` resolves to the same declaration as the block form, and `show`
+    prints it back in one line (rulespec.unparse.field_line)."""
+    from rulespec import unparse
+    kinds = "kind city { }\nkind alliance { }\nkind track { }\n"
+    one = load_pack(make_pack("one", {
+        "pack.yaml": "id: one\nname: One\nversion: 0.1.0\nextends: minimal\n",
+        "rules/w.rules": kinds + "\n".join(LINES) + "\n"}))
+    blocks = []
+    for line in LINES:
+        d = one.decls[("field", line.split(":")[0].split()[1])]
+        assert unparse.declaration(d) == line
+        body = "; ".join(f"{k}: {unparse.value(fv.value)}" for k, fv in d.fields.items())
+        title = f' "{d.title}"' if d.title else ""
+        blocks.append(f"field {d.id}{title}{unparse.annotations(d.annotations)} {{ {body} }}")
+    block = load_pack(make_pack("block", {
+        "pack.yaml": "id: block\nname: Block\nversion: 0.1.0\nextends: minimal\n",
+        "rules/w.rules": kinds + "\n".join(blocks) + "\n"}))
+    for key, d in one.decls.items():
+        b = block.decls[key]
+        assert {k: unparse.value(f.value) for k, f in d.fields.items()} == \
+            {k: unparse.value(f.value) for k, f in b.fields.items()}
+        assert unparse.declaration(b) == unparse.declaration(d)
+
+
+def test_an_overlay_modifies_and_removes_a_one_line_field(make_pack):
+    report = validate_pack(make_pack("rich", {
+        "pack.yaml": "id: rich\nname: Rich\nversion: 0.1.0\nextends: base_3to5\n",
+        "rules/rich.rules": "modify field war_tokens { default: 2 }\nremove field year_steps\n"}))
+    world = build_world(report.pack)
+    assert world.kinds["side"].fields["war_tokens"].default.value == 2
+    assert "year_steps" not in world.kinds["track"].fields and "pos" in world.kinds["track"].fields
