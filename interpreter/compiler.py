@@ -19,7 +19,7 @@ from rulespec import prompts
 from rulespec.errors import UNKNOWN_SPAN, Diagnostic, RuleFault, RulespecError, Span
 from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS
 
-from . import costs
+from . import costs, world_store
 
 
 # Instruction opcodes (first element of each instruction tuple)
@@ -75,12 +75,14 @@ class Compiler:
     """Compiles expressions/blocks of one resolved pack. `names` maps global ids to types
     (declarations, cities, seas, colours), as the checker does."""
 
-    def __init__(self, names: dict, program: Program | None = None, literals: dict | None = None):
+    def __init__(self, names: dict, program: Program | None = None, literals: dict | None = None, slots=None):
         self.names = names
+        # (type, field) -> where a field the pack declares is stored (Ruleset.slot), or None
+        self.slots = slots or (lambda t, name: None)
         self.literals = literals or {}     # formula id -> its plain value, as prompts show it
         self.program = program or Program()
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
-        self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index}
+        self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_field": world_store.get}
         self._tmps = 0
         self._depth = 0         # of the expression being compiled, within its generated function
 
@@ -197,6 +199,19 @@ class Compiler:
         if base in ATTRIBUTES and name in ATTRIBUTES[base]:
             o = self._tmp()
             return f"(None if ({o} := {obj}) is None else rt.a_{base}_{name}({o}))", ATTRIBUTES[base][name][0]
+        slot = self.slots(base, name)
+        if slot is not None:
+            # a field the pack declares: read from the record (rt.rec: Abort on a bad id)
+            o = self._tmp()
+            if slot.direct:
+                read = f"rt.rec({slot.store!r}, {o})[{slot.key!r}]"
+                if slot.shape == "list":
+                    read = f"list({read})"          # a copy: the record's list is the state's
+            elif slot.home:
+                read = f"rt.rec({slot.store!r}, {o})[{slot.home!r}].get({slot.key!r}, {self._literal(slot.default)})"
+            else:
+                read = f"_field(rt, {self._const(slot)}, {o})"
+            return f"(None if ({o} := {obj}) is None else {read})", slot.checker_type
         # a value whose type is only known at run time, or a field of a declared object
         return f"rt.attr({obj}, {name!r}, {env})", "any"
 

@@ -95,14 +95,10 @@ FUNCTIONS: dict[str, Sig] = {
 
 ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
     "player": {
-        "florins": ("number", "florins in the treasury"),
         "cities": ("set:city", "cities the player controls"),
         "colour": ("colour", "the player's colour"),
-        "starting_cities": ("set:city", "cities with the player's coat of arms"),
         "troops": ("number", "troops on the board"),
         "troops_available": ("number", "troops in reserve"),
-        "agents_available": ("number", "agents ready to place"),
-        "agents_total": ("number", "agents owned (placed + available)"),
         "trophies": ("number", "trophy discs taken"),
         "alliances": ("set:alliance", "alliances held"),
         "cards": ("set:card", "cards in the Palace"),
@@ -110,7 +106,6 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
         "indulgences": ("number", "Indulgence cards in the Palace"),
         "cortigiano_spaces": ("number", "Cortigiano spaces the player is entitled to (printed + extra)"),
         "extra_spaces": ("number", "extra (shaded) Cortigiano spaces the player is entitled to"),
-        "war_tokens": ("number", "+1 War Bonus tokens held"),
         "city_count": ("number", "how many cities the player controls"),
         "rooms": ("set:room", "the Rooms of the player's Palace, clockwise"),
         "marker": ("room?", "the Room under the Action marker"),
@@ -133,9 +128,6 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
     },
     "city": {
         "value": ("number", "base value printed on the board"),
-        "controller": ("player?", "who controls it (none: neutral)"),
-        "agent": ("player?", "whose Agent is there"),
-        "cathedral": ("bool", "a Cathedral pawn is there"),
         "is_port": ("bool", "it borders a sea"),
         "pirate": ("bool", "a pirate port"),
         "annexable": ("bool", "may be annexed"),
@@ -154,9 +146,7 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
              "pp": ("number", "its Prestige Points"), "type": ("str", "city, title, guild, cathedral, patronage"),
              "city": ("city?", "for City/Cathedral tiles: the city"), "cost": ("cost", "purchase cost"),
              "spent": ("bool", "used to pay during the current action"), "id": ("str", "its tile type id")},
-    "alliance": {"holder": ("player?", ""), "agent": ("player?", ""),
-                 "bonus_available": ("bool", ""), "bonus_used": ("bool", "the Bonus was used (its disc on the right space) until reactivated"),
-                 "cost": ("cost", "")},
+    "alliance": {"bonus_available": ("bool", ""), "cost": ("cost", "")},
     "track": {"leader_bonus": ("number", "")},
     "sea": {"name": ("str", "")},
     "colour": {"house": ("str", ""), "name": ("str", "")},

@@ -32,12 +32,9 @@ BUILTIN_STORE = {SIDE: "p"}
 # field (it describes the state the attribute reads) without clashing with the attribute. Each
 # entry leaves when its attribute leaves the vocabulary (docs/design/world-model-plan.md, §4).
 READS_A_FIELD = {
-    ("player", "florins"), ("player", "agents_available"), ("player", "agents_total"),
-    ("player", "war_tokens"), ("player", "starting_cities"),
     ("player", "rooms"), ("player", "marker"), ("player", "trophies_from"),
-    ("city", "controller"), ("city", "agent"), ("city", "cathedral"), ("city", "troops"),
     ("room", "indulgence"), ("room", "agent"),
-    ("alliance", "holder"), ("alliance", "agent"), ("alliance", "bonus_used"),
+    ("city", "troops"),
 }
 
 

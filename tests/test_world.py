@@ -163,12 +163,13 @@ def test_the_one_line_field_is_the_block_declaration_and_prints_back(make_pack):
     """`field F: T = d on K` resolves to the same declaration as the block form, and `show`
     prints it back in one line (rulespec.unparse.field_line)."""
     from rulespec import unparse
-    kinds = "kind city { }\nkind alliance { }\nkind track { }\n"
+    kinds = "kind track { }\n"            # (minimal declares city and alliance, and some fields)
+    lines = [line.replace("field ", "field my_", 1) for line in LINES]
     one = load_pack(make_pack("one", {
         "pack.yaml": "id: one\nname: One\nversion: 0.1.0\nextends: minimal\n",
-        "rules/w.rules": kinds + "\n".join(LINES) + "\n"}))
+        "rules/w.rules": kinds + "\n".join(lines) + "\n"}))
     blocks = []
-    for line in LINES:
+    for line in lines:
         d = one.decls[("field", line.split(":")[0].split()[1])]
         assert unparse.declaration(d) == line
         body = "; ".join(f"{k}: {unparse.value(fv.value)}" for k, fv in d.fields.items())
@@ -178,6 +179,8 @@ def test_the_one_line_field_is_the_block_declaration_and_prints_back(make_pack):
         "pack.yaml": "id: block\nname: Block\nversion: 0.1.0\nextends: minimal\n",
         "rules/w.rules": kinds + "\n".join(blocks) + "\n"}))
     for key, d in one.decls.items():
+        if d.kind != "field" or d.pack != "one":
+            continue
         b = block.decls[key]
         assert {k: unparse.value(f.value) for k, f in d.fields.items()} == \
             {k: unparse.value(f.value) for k, f in b.fields.items()}
@@ -191,3 +194,60 @@ def test_an_overlay_modifies_and_removes_a_one_line_field(make_pack):
     world = build_world(report.pack)
     assert world.kinds["side"].fields["war_tokens"].default.value == 2
     assert "year_steps" not in world.kinds["track"].fields and "pos" in world.kinds["track"].fields
+
+
+# ------------------------------------------------------------------ the fields at play (stage 3)
+WALLS = {
+    "pack.yaml": "id: walls\nname: Walls\nversion: 0.1.0\nextends: base_3to5\n",
+    "rules/walls.rules": """
+        field walls: int = 2 on city "Fortification level" @min(0)
+        field hoard: int = 7 on side @setup("florins_start")
+        formula wall_bonus(c: city) { value: c.walls + 1 }
+    """,
+}
+
+
+@pytest.fixture(scope="module")
+def walls(tmp_path_factory):
+    from conftest import write_pack
+    from interpreter.api import Engine
+    eng = Engine(load_pack(write_pack(tmp_path_factory.mktemp("w") / "walls", WALLS)))
+    st = eng.new_game(["red", "yellow", "green"], seed=3)
+    return eng, st
+
+
+def test_a_field_an_overlay_adds_is_in_every_record(walls):
+    eng, st = walls
+    assert {c["walls"] for c in st["cities"].values()} == {2}
+    assert all(list(c)[-1] == "walls" for c in st["cities"].values())     # after the stored fields
+    start = {c["id"]: c.get("florins_start") for c in eng.pack.data["setup"].data["colours"]}
+    assert all(pl["hoard"] == start[p] for p, pl in st["p"].items())      # @setup: from setup.yaml
+
+
+def test_a_declared_field_is_read_and_set_through_the_world(walls):
+    import copy
+    from interpreter.vm import Abort
+    eng, st = walls
+    rt = eng.runtime(copy.deepcopy(st))
+    assert rt.formula("wall_bonus", ["florence"], {}, {}) == 3
+    rt.set_attr("city", "florence", "walls", -4, None)          # @min(0)
+    assert rt.state["cities"]["florence"]["walls"] == 0
+    rt.set_attr("city", "florence", "walls", "3", None)         # an int field keeps an int
+    assert rt.formula("wall_bonus", ["florence"], {}, {}) == 4
+    assert rt.attr("florence", "walls", {}) == 3                # a value typed `any`
+    rt.set_attr("player", "red", "florins", -2, None)          # the base pack's @min(0)
+    assert rt.state["p"]["red"]["florins"] == 0
+    rt.set_attr("city", "florence", "cathedral", 1, None)
+    assert rt.state["cities"]["florence"]["cathedral"] is True
+    with pytest.raises(Abort):
+        rt.formula("wall_bonus", ["atlantis"], {}, {})          # a bad id: an illegal move
+
+
+def test_a_count_field_set_whole_drops_its_zero_counts(walls):
+    import copy
+    from interpreter import world_store
+    eng, st = walls
+    rt = eng.runtime(copy.deepcopy(st))
+    slot = eng.rs.slot("city", "troops")
+    world_store.put(rt, slot, "florence", {"red": 2, "yellow": 0, "green": 1})
+    assert rt.state["cities"]["florence"]["troops"] == {"red": 2, "green": 1}
