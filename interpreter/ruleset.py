@@ -10,7 +10,7 @@ from functools import cached_property
 
 from rulespec import ast as A
 from rulespec import limits
-from rulespec.checker import Checker
+from rulespec.checker import Checker, param_types
 from rulespec.errors import Diagnostic, RulespecError, source_line_at
 from rulespec.pack import Decl, Pack
 from rulespec.prompts import literal_values
@@ -96,7 +96,8 @@ class Ruleset:
         checker = Checker(pack)
         names = dict(checker.names)
         rs = cls(pack, Program(), names, world=checker.world)
-        rs.comp = Compiler(names, rs.program, literal_values(pack), slots=rs.slot)
+        rs.comp = Compiler(names, rs.program, literal_values(pack), slots=rs.slot,
+                           methods=checker.method_types(), bare=checker.bare_formulas())
         rs.decls = pack.decls
         with limits.deep_recursion():       # nested expressions: a few Python frames per level
             for d in pack.decls.values():
@@ -134,7 +135,7 @@ class Ruleset:
         return _const(v)
 
     def _scope(self, d: Decl, extra=None) -> dict:
-        s = {p.name: (p.type or "any") for p in d.params}
+        s = param_types(d.params)
         s.update(extra or {})
         return s
 

@@ -207,26 +207,11 @@ class Runtime(PalaceMixin, FightMixin):
         return out + list(self.state["alliances"])
 
     # ------------------------------------------------------------ player attributes
-    def a_player_cities(self, p):
-        return [c for c, s in self.state["cities"].items() if s["controller"] == p]
-
-    def a_player_city_count(self, p):
-        return sum(1 for s in self.state["cities"].values() if s["controller"] == p)
-
     def a_player_colour(self, p):
         return p
 
     def a_player_troops(self, p):
         return sum(s["troops"].get(p, 0) + s["besiegers"].get(p, 0) for s in self.state["cities"].values())
-
-    def a_player_troops_available(self, p):
-        return self.P(p)["troops_reserve"]
-
-    def a_player_trophies(self, p):
-        return len(self.P(p)["trophies"])
-
-    def a_player_alliances(self, p):
-        return [a for a, s in self.state["alliances"].items() if s["holder"] == p]
 
     def a_player_cards(self, p):
         if self.memo is None or not isinstance(p, str):
@@ -395,7 +380,9 @@ class Runtime(PalaceMixin, FightMixin):
             m = _attr_method(type(self), t, name)
             if m is not None:
                 return m(self, obj)
-            slot = self.rs.slot(t, name)
+            slot = self.rs.slots.get((t, name), self._UNSET)
+            if slot is self._UNSET:
+                slot = self.rs.slot(t, name)
             if slot is not None:
                 return world_store.get(self, slot, obj)
         return self.field_of(obj, name, env)
@@ -461,6 +448,17 @@ class Runtime(PalaceMixin, FightMixin):
             return f["value"](self, local)
         finally:
             self.formula_depth -= 1
+
+    def method(self, name, obj, env):
+        """`obj.name` for a method formula name(obj: KIND): memoised while a read-only window is
+        open (rulespec/world.py; docs/design/world-model-plan.md §2.5)."""
+        if self.memo is None:
+            return self.formula(name, (obj,), {}, env)
+        return self.memoised(("method", name, obj, env.get("player")), self.formula, name, (obj,), {}, env)
+
+    def f_find(self, store, key, value):
+        """The ids of the records under `store` whose field `key` holds `value` (in their order)."""
+        return [x for x, rec in self.state[store].items() if rec[key] == value]
 
     def _formula_limit(self, name):
         d = self.rs.decls.get(("formula", name))

@@ -72,6 +72,10 @@ class Checker:
         self.name_kind: dict[str, str] = {}
         self.world = build_world(pack)
         self.field_hit = None               # set by e_Attr: the declared field an attribute reads
+        # method formulas, read x.NAME: (type of their first parameter, id) -> the formula
+        self.methods = {(CHECKER_TYPE.get(d.params[0].type, d.params[0].type), str(d.id)): d
+                        for d in pack.of_kind("formula") if d.params and d.params[0].type}
+        self._formula_types: dict = {}      # formula id -> the type of its value (inferred)
         self._collect_names()
 
     # ------------------------------------------------------------ helpers
@@ -149,8 +153,32 @@ class Checker:
             self.check_decl(decl, spec)
         return self.out
 
+    def formula_type(self, decl: Decl) -> str:
+        """The type of a formula's value, inferred once (and 'any' while it is being inferred:
+        a formula that reads itself). Findings are not reported here: check_decl reports them."""
+        fid = str(decl.id)
+        if fid not in self._formula_types:
+            self._formula_types[fid] = "any"
+            fv = decl.fields.get("value")
+            if fv is not None and isinstance(fv.value, A.Expr):
+                saved, self.out = self.out, []
+                saved_refs = set(self.referenced)
+                try:
+                    self._formula_types[fid] = self.expr(fv.value, param_types(decl.params))
+                finally:
+                    self.out, self.referenced = saved, saved_refs
+        return self._formula_types[fid]
+
+    def method_types(self) -> dict:
+        """{(type, name): type of its value} of every method formula (for the compiler)."""
+        return {key: self.formula_type(d) for key, d in self.methods.items()}
+
+    def bare_formulas(self) -> set:
+        """The formulas without parameters: a bare name calls them."""
+        return {str(d.id) for d in self.pack.of_kind("formula") if not d.params}
+
     def check_decl(self, decl: Decl, spec: KindSpec, outer: Decl | None = None):
-        env = {p.name: (p.type or "any") for p in decl.params}
+        env = param_types(decl.params)
         for p in decl.params:
             if p.default is not None:
                 self.expr(p.default, env)
@@ -699,6 +727,10 @@ class Checker:
             kind = self.name_kind.get(e.id)
             if kind:
                 self.referenced.add((kind, e.id))
+            if kind == "formula":
+                d = self.pack.get("formula", e.id)
+                if d is not None and not d.params:
+                    return self.formula_type(d)         # a bare name calls a formula without parameters
             return self.names[e.id]
         if e.id in CONSTANTS:
             return CONSTANTS[e.id]
@@ -736,13 +768,21 @@ class Checker:
             if wf is not None:
                 self.field_hit = wf
                 return wf.type.checker()
+            method = self.methods.get((base, e.name))
+            if method is not None:
+                self.referenced.add(("formula", str(method.id)))
+                return self.formula_type(method)
             # declared objects also expose their fields
             if base in KINDS and e.name in KINDS[base].fields:
                 return "any"
-            known = list(attrs) + self.world.names_on(base)
+            known = list(attrs) + self.world.names_on(base) + [n for (t, n) in self.methods if t == base]
             self.diag("RS105", f"a {base} has no attribute '{e.name}'", e.span,
                       did_you_mean(e.name, known) or "attributes: " + ", ".join(sorted(known)), missing=(e.name,))
             return "any"
+        method = self.methods.get((base, e.name))
+        if method is not None:
+            self.referenced.add(("formula", str(method.id)))
+            return self.formula_type(method)
         if self.world.kind_of(base) is not None:
             wf = self.world.field(base, e.name)
             if wf is not None:
@@ -799,6 +839,8 @@ class Checker:
             self._args(e.args, e.kwargs, env)
             return "any"
         self.arity(name, sig, e.args, e.span, "function")
+        if name == "find" and len(e.args) == 3:
+            return self.find_call(e, env)
         for k, v in e.kwargs.items():       # built-in functions take their arguments by position
             self.diag("RS107", f"function '{name}' has no keyword parameter '{k}'", getattr(v, "span", e.span),
                       f"give its arguments by position: {name}({', '.join(sig.params)})")
@@ -813,6 +855,24 @@ class Checker:
         if name in ("max", "min") and e.args:
             return "number"
         return sig.returns
+
+    def find_call(self, e, env) -> str:
+        """`find(KIND, FIELD, value)`: the instances of a declared kind whose field holds the
+        value. KIND and FIELD are names of the world, not values."""
+        kind, fname, value = e.args
+        self.expr(value, env)
+        if not isinstance(kind, A.Name) or self.world.kinds.get(kind.id) is None or not self.world.kinds[kind.id].store:
+            known = [k for k, d in self.world.kinds.items() if d.store]
+            got = kind.id if isinstance(kind, A.Name) else "this"
+            self.diag("RS105", f"find(...) needs a kind with stored records first, not '{got}'", kind.span,
+                      did_you_mean(got, known) or "kinds: " + ", ".join(known), missing=(got,))
+            return "set:any"
+        k = self.world.kinds[kind.id]
+        if not isinstance(fname, A.Name) or fname.id not in k.fields or k.fields[fname.id].sparse:
+            got = fname.id if isinstance(fname, A.Name) else "this"
+            self.diag("RS105", f"a {kind.id} has no stored field '{got}' to find by", fname.span,
+                      did_you_mean(got, list(k.fields)) or "its fields: " + ", ".join(k.fields), missing=(got,))
+        return "set:" + CHECKER_TYPE.get(kind.id, kind.id)
 
     def e_Index(self, e, env):
         t = self.expr(e.obj, env)
@@ -891,6 +951,11 @@ def _words(t: str) -> str:
         return f"a {t[:-1]} or none"
     return {"number": "a number", "bool": "true/false", "str": "a text", "cost": "a cost",
             "none": "none", "any": "anything", "int": "a whole number"}.get(t, f"a {t}")
+
+
+def param_types(params) -> dict:
+    """The checker's types of declared parameters (`p: side` is a 'player')."""
+    return {p.name: CHECKER_TYPE.get(p.type, p.type) if p.type else "any" for p in params}
 
 
 def _empty_words(v) -> str:

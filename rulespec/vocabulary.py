@@ -72,6 +72,7 @@ FUNCTIONS: dict[str, Sig] = {
     "troops_at": Sig(("city", "player"), "number", "a player's troops in (or in front of) a city", 1),
     "holder": Sig(("alliance",), "player?", "who holds an alliance"),
     "option": Sig(("str",), "any", "the value of a rule option"),
+    "find": Sig(("any", "any", "any"), "set:any", "the instances of a declared kind whose stored field holds a value: find(city, controller, player)"),
     "paying": Sig((), "bool", "a payment is in progress (symbols gained now go to it)"),
     "paying_for": Sig((), "action?", "the Action whose cost is being paid, or could be paid (`can_pay`) now; none for a cost outside an Action (a purchase, removing an Indulgence)"),
     "can_pay": Sig(("cost",), "bool", "whether the player could pay this cost now, from every source they may use"),
@@ -95,18 +96,13 @@ FUNCTIONS: dict[str, Sig] = {
 
 ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
     "player": {
-        "cities": ("set:city", "cities the player controls"),
         "colour": ("colour", "the player's colour"),
         "troops": ("number", "troops on the board"),
-        "troops_available": ("number", "troops in reserve"),
-        "trophies": ("number", "trophy discs taken"),
-        "alliances": ("set:alliance", "alliances held"),
         "cards": ("set:card", "cards in the Palace"),
         "tiles": ("set:tile", "tiles in the Domain"),
         "indulgences": ("number", "Indulgence cards in the Palace"),
         "cortigiano_spaces": ("number", "Cortigiano spaces the player is entitled to (printed + extra)"),
         "extra_spaces": ("number", "extra (shaded) Cortigiano spaces the player is entitled to"),
-        "city_count": ("number", "how many cities the player controls"),
         "rooms": ("set:room", "the Rooms of the player's Palace, clockwise"),
         "marker": ("room?", "the Room under the Action marker"),
         "trophies_from": ("set:player", "players whose trophy disc the player holds"),

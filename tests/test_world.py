@@ -251,3 +251,53 @@ def test_a_count_field_set_whole_drops_its_zero_counts(walls):
     slot = eng.rs.slot("city", "troops")
     world_store.put(rt, slot, "florence", {"red": 2, "yellow": 0, "green": 1})
     assert rt.state["cities"]["florence"]["troops"] == {"red": 2, "green": 1}
+
+
+# ------------------------------------------------------------------ method formulas (stage 4)
+def test_method_formulas_read_as_attributes(base, state):
+    """player.cities, city_count, alliances, troops_available and trophies are pack formulas
+    now (world.rules): what they give is what the state says."""
+    eng = engine_for("base_3to5")
+    rt = eng.runtime(state)
+    for p in state["players"]:
+        env = {"player": p}
+        mine = [c for c, rec in state["cities"].items() if rec["controller"] == p]
+        assert mine and rt.method("cities", p, env) == mine
+        assert rt.method("city_count", p, env) == len(mine)
+        assert rt.method("troops_available", p, env) == state["p"][p]["troops_reserve"]
+        assert rt.method("trophies", p, env) == len(state["p"][p]["trophies"])
+        assert rt.method("alliances", p, env) == []
+        assert rt.f_find("cities", "controller", p) == mine
+
+
+def test_a_method_formula_is_typed_by_its_value(base):
+    methods = Checker(base).method_types()
+    assert methods[("player", "cities")] == "set:city"
+    assert methods[("player", "city_count")] == "number"
+    assert methods[("player", "alliances")] == "set:alliance"
+
+
+def test_find_names_a_kind_and_a_stored_field(make_pack):
+    files = dict(OVERLAY)
+    files["rules/walls.rules"] += """
+        formula strongholds(p: side) { value: find(city, wals, p) }
+        formula in_towns(p: side) { value: find(town, controller, p) }
+    """
+    report = validate_pack(make_pack("fortified", files))
+    bad = sorted((d.span.line, d.code, d.message) for d in report.errors)
+    assert [(c, "wals" in m or "town" in m) for _, c, m in bad] == [("RS105", True), ("RS105", True)], bad
+
+
+def test_a_formula_without_parameters_is_called_by_its_bare_name(make_pack):
+    from interpreter.api import Engine
+    files = dict(OVERLAY)
+    files["rules/walls.rules"] += """
+        formula base_walls { value: 2 }
+        formula walls_of(c: city) { value: c.walls + base_walls }
+    """
+    report = validate_pack(make_pack("fortified", files))
+    assert not report.errors, [str(d) for d in report.errors]
+    eng = Engine(report.pack)
+    rt = eng.runtime(eng.new_game(["red", "yellow", "green"], seed=1))
+    assert rt.formula("walls_of", ["florence"], {}, {}) == 2
+    assert rt.method("walls_of", "florence", {}) == 2
