@@ -18,8 +18,9 @@ from rulespec import limits
 from rulespec import prompts
 from rulespec.errors import UNKNOWN_SPAN, Diagnostic, RuleFault, RulespecError, Span
 from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS
+from rulespec.world import CHECKER_TYPE
 
-from . import costs
+from . import costs, world_store
 
 
 # Instruction opcodes (first element of each instruction tuple)
@@ -75,12 +76,17 @@ class Compiler:
     """Compiles expressions/blocks of one resolved pack. `names` maps global ids to types
     (declarations, cities, seas, colours), as the checker does."""
 
-    def __init__(self, names: dict, program: Program | None = None, literals: dict | None = None):
+    def __init__(self, names: dict, program: Program | None = None, literals: dict | None = None, slots=None,
+                 methods: dict | None = None, bare: set | None = None):
         self.names = names
+        self.methods = methods or {}        # (type, name) -> type of a method formula read x.name
+        self.bare = bare or set()           # formulas without parameters: a bare name calls them
+        # (type, field) -> where a field the pack declares is stored (Ruleset.slot), or None
+        self.slots = slots or (lambda t, name: None)
         self.literals = literals or {}     # formula id -> its plain value, as prompts show it
         self.program = program or Program()
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
-        self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index}
+        self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_field": world_store.get}
         self._tmps = 0
         self._depth = 0         # of the expression being compiled, within its generated function
 
@@ -173,6 +179,8 @@ class Compiler:
             if n == "self":
                 return f"{env}.get('self')", "any"
             return f"rt.g_{n}({env})", GLOBALS[n][0]
+        if n in self.bare and self.names.get(n) == "formula":
+            return f"rt.formula({n!r}, (), {{}}, {env})", "any"
         if n in self.names:
             return repr(n), self.names[n]
         if n in CONSTANTS:
@@ -197,6 +205,23 @@ class Compiler:
         if base in ATTRIBUTES and name in ATTRIBUTES[base]:
             o = self._tmp()
             return f"(None if ({o} := {obj}) is None else rt.a_{base}_{name}({o}))", ATTRIBUTES[base][name][0]
+        slot = self.slots(base, name)
+        if slot is not None:
+            # a field the pack declares: read from the record (rt.rec: Abort on a bad id)
+            o = self._tmp()
+            if slot.direct:
+                read = f"rt.rec({slot.store!r}, {o})[{slot.key!r}]"
+                if slot.shape == "list":
+                    read = f"list({read})"          # a copy: the record's list is the state's
+            elif slot.home:
+                read = f"rt.rec({slot.store!r}, {o})[{slot.home!r}].get({slot.key!r}, {self._literal(slot.default)})"
+            else:
+                read = f"_field(rt, {self._const(slot)}, {o})"
+            return f"(None if ({o} := {obj}) is None else {read})", slot.checker_type
+        if (base, name) in self.methods:
+            # a method formula: `x.name` is name(x), memoised while nothing can change
+            o = self._tmp()
+            return f"(None if ({o} := {obj}) is None else rt.method({name!r}, {o}, {env}))", self.methods[(base, name)]
         # a value whose type is only known at run time, or a field of a declared object
         return f"rt.attr({obj}, {name!r}, {env})", "any"
 
@@ -204,6 +229,8 @@ class Compiler:
         if not isinstance(e.func, A.Name):
             self.fail("only named functions can be called", e.span)
         name = e.func.id
+        if name == "find" and len(e.args) == 3:
+            return self._find(e, scope, env)
         args = [self._src(a, scope, env)[0] for a in e.args]
         kw = {k: self._src(v, scope, env)[0] for k, v in e.kwargs.items()}
         if name in FUNCTIONS:
@@ -221,6 +248,16 @@ class Compiler:
         if kind == "table":
             return f"rt.table_lookup({', '.join([repr(name)] + args)})", "any"
         self.fail(f"unknown function '{name}'", e.span)
+
+    def _find(self, e, scope, env):
+        """find(KIND, FIELD, v): KIND and FIELD are names of the world, resolved here."""
+        kind, fname, value = e.args
+        ktype = CHECKER_TYPE.get(getattr(kind, "id", None), getattr(kind, "id", None))
+        slot = self.slots(ktype, getattr(fname, "id", None)) if ktype else None
+        if slot is None or not slot.direct:
+            self.fail("find(KIND, FIELD, value) needs a kind and one of its stored fields", e.span)
+        v, _ = self._src(value, scope, env)
+        return f"rt.f_find({slot.store!r}, {slot.key!r}, {v})", "set:" + ktype
 
     def c_Index(self, e, scope, env):
         obj, t = self._src(e.obj, scope, env)

@@ -10,12 +10,12 @@ from functools import cached_property
 
 from rulespec import ast as A
 from rulespec import limits
-from rulespec.checker import Checker
+from rulespec.checker import Checker, param_types
 from rulespec.errors import Diagnostic, RulespecError, source_line_at
 from rulespec.pack import Decl, Pack
 from rulespec.prompts import literal_values
 
-from . import costs
+from . import costs, world_store
 from .compiler import Compiler, Program
 
 
@@ -87,18 +87,40 @@ class Ruleset:
     events: dict = field(default_factory=dict)             # event id -> its declared keys (interpreter/events.py)
     emitted_by: dict = field(default_factory=dict)         # statement ('pay') -> [(event id, keys)]
     dice: dict = field(default_factory=dict)                 # die id -> its faces, in order
+    world: object = None                                     # rulespec.world.World of the pack
+    slots: dict = field(default_factory=dict)                # (type, field) -> world_store.Slot or None
 
     # ------------------------------------------------------------ building
     @classmethod
     def build(cls, pack: Pack) -> "Ruleset":
-        names = dict(Checker(pack).names)
-        rs = cls(pack, Program(), names)
-        rs.comp = Compiler(names, rs.program, literal_values(pack))
+        checker = Checker(pack)
+        names = dict(checker.names)
+        rs = cls(pack, Program(), names, world=checker.world)
+        rs.comp = Compiler(names, rs.program, literal_values(pack), slots=rs.slot,
+                           methods=checker.method_types(), bare=checker.bare_formulas())
         rs.decls = pack.decls
         with limits.deep_recursion():       # nested expressions: a few Python frames per level
             for d in pack.decls.values():
                 getattr(rs, "_k_" + d.kind, lambda d: None)(d)
         return rs
+
+    def slot(self, type_name, name: str):
+        """Where the declared field `name` of values of `type_name` (the checker's type: 'player',
+        'city'...) is stored (interpreter/world_store.py), or None (not a declared field)."""
+        key = (type_name, name)
+        try:
+            return self.slots[key]
+        except KeyError:
+            pass
+        s = None
+        kind = self.world.kind_of(type_name.rstrip("?")) if type_name else None
+        f = kind.fields.get(name) if kind is not None and kind.store else None
+        if f is not None:
+            s = world_store.slot_of(kind, f)
+            if f.decl is not None and f.decl.kind == "player_var":     # its default as the rules read it
+                s = world_store.Slot(**{**s.__dict__, "default": self.static(f.decl, "default")})
+        self.slots[key] = s
+        return s
 
     def fn(self, d: Decl, name: str, scope=None, default=None):
         """Compile field `name` of a declaration to fn(rt, env) (constants for YAML values)."""
@@ -113,7 +135,7 @@ class Ruleset:
         return _const(v)
 
     def _scope(self, d: Decl, extra=None) -> dict:
-        s = {p.name: (p.type or "any") for p in d.params}
+        s = param_types(d.params)
         s.update(extra or {})
         return s
 

@@ -15,7 +15,7 @@ from rulespec import limits
 from rulespec.board import Board
 from rulespec.errors import RuleFault
 
-from . import costs, events, payment
+from . import costs, events, payment, world_store
 from .fight import FightMixin
 from .palace import PalaceMixin, rooms_ahead
 from .state import type_of
@@ -114,6 +114,14 @@ class Runtime(PalaceMixin, FightMixin):
         except KeyError:
             raise Abort(f"no city '{city}' in play")
 
+    def rec(self, store: str, x) -> dict:
+        """The stored record of `x` under `store` (a field the pack declares is read from it:
+        compiled code does `rt.rec(store, x)[key]`); Abort on an id with no record."""
+        try:
+            return self.state[store][x]
+        except (KeyError, TypeError):
+            raise Abort(f"no '{x}' in {store}") from None
+
     def log(self, text: str):
         self.events.append(events.log_line(text))
 
@@ -199,38 +207,11 @@ class Runtime(PalaceMixin, FightMixin):
         return out + list(self.state["alliances"])
 
     # ------------------------------------------------------------ player attributes
-    def a_player_florins(self, p):
-        return self.P(p)["florins"]
-
-    def a_player_cities(self, p):
-        return [c for c, s in self.state["cities"].items() if s["controller"] == p]
-
-    def a_player_city_count(self, p):
-        return sum(1 for s in self.state["cities"].values() if s["controller"] == p)
-
     def a_player_colour(self, p):
         return p
 
-    def a_player_starting_cities(self, p):
-        return list(self.P(p)["starting_cities"])
-
     def a_player_troops(self, p):
         return sum(s["troops"].get(p, 0) + s["besiegers"].get(p, 0) for s in self.state["cities"].values())
-
-    def a_player_troops_available(self, p):
-        return self.P(p)["troops_reserve"]
-
-    def a_player_agents_available(self, p):
-        return self.P(p)["agents_available"]
-
-    def a_player_agents_total(self, p):
-        return self.P(p)["agents_total"]
-
-    def a_player_trophies(self, p):
-        return len(self.P(p)["trophies"])
-
-    def a_player_alliances(self, p):
-        return [a for a, s in self.state["alliances"].items() if s["holder"] == p]
 
     def a_player_cards(self, p):
         if self.memo is None or not isinstance(p, str):
@@ -257,21 +238,9 @@ class Runtime(PalaceMixin, FightMixin):
     def a_player_extra_spaces(self, p):
         return self._space_capacity(p) - sum(1 for s in self.P(p)["court"] if not s.get("shaded"))
 
-    def a_player_war_tokens(self, p):
-        return self.P(p)["war_tokens"]
-
     # ------------------------------------------------------------ city attributes
     def a_city_value(self, c):
         return self.board.value(c)
-
-    def a_city_controller(self, c):
-        return self.C(c)["controller"]
-
-    def a_city_agent(self, c):
-        return self.C(c)["agent"]
-
-    def a_city_cathedral(self, c):
-        return self.C(c)["cathedral"]
 
     def a_city_is_port(self, c):
         return self.board.is_port(c)
@@ -351,18 +320,9 @@ class Runtime(PalaceMixin, FightMixin):
     def a_tile_city(self, x):
         return self.item(x).get("city")
 
-    def a_alliance_holder(self, a):
-        return self.state["alliances"][a]["holder"]
-
-    def a_alliance_agent(self, a):
-        return self.state["alliances"][a]["agent"]
-
     def a_alliance_bonus_available(self, a):
         s = self.state["alliances"][a]
         return s["holder"] is not None and not s["used"] and s["agent"] in (None, s["holder"])
-
-    def a_alliance_bonus_used(self, a):
-        return self.state["alliances"][a]["used"]
 
     def a_alliance_cost(self, a):
         f = self.rs.alliances[a]["cost"]
@@ -420,6 +380,11 @@ class Runtime(PalaceMixin, FightMixin):
             m = _attr_method(type(self), t, name)
             if m is not None:
                 return m(self, obj)
+            slot = self.rs.slots.get((t, name), self._UNSET)
+            if slot is self._UNSET:
+                slot = self.rs.slot(t, name)
+            if slot is not None:
+                return world_store.get(self, slot, obj)
         return self.field_of(obj, name, env)
 
     def field_of(self, obj, name, env):
@@ -455,20 +420,19 @@ class Runtime(PalaceMixin, FightMixin):
         return None
 
     def set_attr(self, otype, obj, name, value, span):
-        """`set x.name = v`: florins and variables of players, a city's cathedral, and
-        variables of card/tile instances (kept in state['vars'])."""
-        if obj in self.state["cities"] and name == "cathedral":
-            self.state["cities"][obj]["cathedral"] = bool(value)
+        """`set x.name = v`: a field the pack declares (interpreter/world_store.py), else a
+        variable of a card/tile instance (kept in state['vars']) or of a player."""
+        slot = self.rs.slot(otype, name) if otype not in (None, "any") else None
+        if slot is None and isinstance(obj, str):
+            slot = self.rs.slot(self.type_name(obj), name)
+        if slot is not None:
+            world_store.put(self, slot, obj, value)
             return
         if isinstance(obj, str) and (self.is_card(obj) or self.is_tile(obj)):
             self.state.setdefault("vars", {}).setdefault(obj, {})[name] = value
             return
         if otype == "player" or obj in self.state["p"]:
-            pl = self.P(obj)
-            if name == "florins":
-                pl["florins"] = max(0, int(value))
-            else:
-                pl["vars"][name] = value
+            self.P(obj)["vars"][name] = value
             return
         raise Abort(f"cannot set {name} of {obj}", span)
 
@@ -484,6 +448,17 @@ class Runtime(PalaceMixin, FightMixin):
             return f["value"](self, local)
         finally:
             self.formula_depth -= 1
+
+    def method(self, name, obj, env):
+        """`obj.name` for a method formula name(obj: KIND): memoised while a read-only window is
+        open (rulespec/world.py; docs/design/world-model-plan.md §2.5)."""
+        if self.memo is None:
+            return self.formula(name, (obj,), {}, env)
+        return self.memoised(("method", name, obj, env.get("player")), self.formula, name, (obj,), {}, env)
+
+    def f_find(self, store, key, value):
+        """The ids of the records under `store` whose field `key` holds `value` (in their order)."""
+        return [x for x, rec in self.state[store].items() if rec[key] == value]
 
     def _formula_limit(self, name):
         d = self.rs.decls.get(("formula", name))

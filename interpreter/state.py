@@ -17,10 +17,13 @@ palaces; everything the game does afterwards goes through Runtime primitives. La
 """
 from __future__ import annotations
 
+import copy
+
 import json
 
 from rulespec.board import Board
 from rulespec.errors import RulespecError
+from rulespec.world import GAME, SIDE
 
 
 FORMAT = 1
@@ -144,7 +147,35 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
                                   if card["type"] == "family" and card["colour"] == c
                                   and (card["players"] is None or n in card["players"])]
     # coat-of-arms tiles of colours not in play stay in the box
+    _declared_fields(rs, st, col_defs)
     return st
+
+
+def _declared_fields(rs, st: dict, setup_of: dict):
+    """A field the pack declares (an overlay's new field) that the records above lack: its
+    default, or its `@setup` value for a side, added at the end of each record (the fields the
+    records already have keep their place and value)."""
+    world = getattr(rs, "world", None)
+    if world is None:
+        return
+    from . import world_store
+    for kind in world.kinds.values():
+        records = st.get(kind.store) if kind.store else None
+        fields = [f for f in kind.fields.values() if not f.sparse and not f.home]
+        if kind.name == GAME:
+            missing = [f for f in fields if f.key not in st]
+            for f in missing:
+                st[f.key] = copy.deepcopy(world_store.default_value(f))
+            continue
+        if not isinstance(records, dict) or not fields:
+            continue
+        for id_, rec in records.items():
+            for f in fields:
+                if f.key not in rec:
+                    v = world_store.default_value(f)
+                    if kind.name == SIDE and f.setup and f.setup in (setup_of.get(id_) or {}):
+                        v = setup_of[id_][f.setup]
+                    rec[f.key] = copy.deepcopy(v)
 
 
 _PENDING_KINDS = ("choose", "optional", "either", "pay")

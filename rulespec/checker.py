@@ -13,9 +13,10 @@ from . import ast as A
 from . import limits
 from . import prompts
 from .errors import Diagnostic, Span, did_you_mean, source_line_at
-from .kinds import KINDS, KindSpec
+from .kinds import KINDS, WORLD_KINDS, KindSpec
 from .pack import Decl, Pack
 from .vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS, VERBS
+from .world import CHECKER_TYPE, build_world
 
 NUMERIC = {"number", "int"}
 # declaration kinds whose ids are values of that type in expressions
@@ -69,6 +70,12 @@ class Checker:
         self.referenced: set = set()       # (kind, id) seen in references
         self.names: dict[str, str] = {}    # global name -> type
         self.name_kind: dict[str, str] = {}
+        self.world = build_world(pack)
+        self.field_hit = None               # set by e_Attr: the declared field an attribute reads
+        # method formulas, read x.NAME: (type of their first parameter, id) -> the formula
+        self.methods = {(CHECKER_TYPE.get(d.params[0].type, d.params[0].type), str(d.id)): d
+                        for d in pack.of_kind("formula") if d.params and d.params[0].type}
+        self._formula_types: dict = {}      # formula id -> the type of its value (inferred)
         self._collect_names()
 
     # ------------------------------------------------------------ helpers
@@ -93,6 +100,10 @@ class Checker:
             self.names.setdefault(colour, "colour")
             self.name_kind.setdefault(colour, "colour")
         for (kind, id_), d in self.pack.decls.items():
+            if kind in WORLD_KINDS:         # descriptions of the world, not values (rulespec.world)
+                for value in self.world.enums.get(str(id_), ()) if kind == "enum" else ():
+                    self.names.setdefault(value, "str")     # an enum's values are names of texts
+                continue
             t = KIND_TYPES.get(kind, kind)
             self.names.setdefault(str(id_), t)
             self.name_kind.setdefault(str(id_), kind)
@@ -132,6 +143,7 @@ class Checker:
 
     # ------------------------------------------------------------ entry point
     def run(self) -> list[Diagnostic]:
+        self.out.extend(self.world.diagnostics)
         for decl in self.pack.decls.values():
             spec = KINDS.get(decl.kind)
             if spec is None:
@@ -141,8 +153,32 @@ class Checker:
             self.check_decl(decl, spec)
         return self.out
 
+    def formula_type(self, decl: Decl) -> str:
+        """The type of a formula's value, inferred once (and 'any' while it is being inferred:
+        a formula that reads itself). Findings are not reported here: check_decl reports them."""
+        fid = str(decl.id)
+        if fid not in self._formula_types:
+            self._formula_types[fid] = "any"
+            fv = decl.fields.get("value")
+            if fv is not None and isinstance(fv.value, A.Expr):
+                saved, self.out = self.out, []
+                saved_refs = set(self.referenced)
+                try:
+                    self._formula_types[fid] = self.expr(fv.value, param_types(decl.params))
+                finally:
+                    self.out, self.referenced = saved, saved_refs
+        return self._formula_types[fid]
+
+    def method_types(self) -> dict:
+        """{(type, name): type of its value} of every method formula (for the compiler)."""
+        return {key: self.formula_type(d) for key, d in self.methods.items()}
+
+    def bare_formulas(self) -> set:
+        """The formulas without parameters: a bare name calls them."""
+        return {str(d.id) for d in self.pack.of_kind("formula") if not d.params}
+
     def check_decl(self, decl: Decl, spec: KindSpec, outer: Decl | None = None):
-        env = {p.name: (p.type or "any") for p in decl.params}
+        env = param_types(decl.params)
         for p in decl.params:
             if p.default is not None:
                 self.expr(p.default, env)
@@ -173,6 +209,8 @@ class Checker:
             self.check_decl(block, sub_spec, decl)
         if decl.kind == "die":
             self.die_faces(decl)
+        if decl.kind in ("field", "record", "zone") and outer is None:
+            self.field_defaults(decl)
 
     # ------------------------------------------------------------ fields
     def check_field(self, decl: Decl, fv, ftype: str, env: dict):
@@ -185,6 +223,8 @@ class Checker:
             return
         if ftype == "names":
             self.names_list(v, fv)
+            return
+        if ftype == "world":            # names and types of the world: rulespec.world checks them
             return
         if ftype == "effect":
             if isinstance(v, A.Block):
@@ -210,6 +250,36 @@ class Checker:
             self.check_value(v, ftype, env, fv.name)
         else:
             self.check_plain(v, ftype, fv)
+
+    def field_defaults(self, decl: Decl):
+        """A declared field's `default:` has the field's type (RS106 at the default)."""
+        w = self.world
+        if decl.kind == "field":
+            owners = [k.fields.get(str(decl.id)) for k in w.kinds.values()]
+        elif decl.kind == "record":
+            owners = list(w.records[str(decl.id)].fields.values()) if str(decl.id) in w.records else []
+        else:
+            owners = list(w.zones[str(decl.id)].entry.values()) if str(decl.id) in w.zones else []
+        seen = set()
+        for f in owners:
+            if f is None or f.decl is None or id(f.decl) in seen or not isinstance(f.default, A.Expr):
+                continue
+            seen.add(id(f.decl))
+            want = f.type.checker()
+            env = {"self": CHECKER_TYPE.get(f.owner, f.owner)}
+            got = self.expr(f.default, env)
+            shape = f.type.shape
+            if shape in ("count", "map"):
+                self.diag("RS106", f"field '{f.name}' is a `{f.type}`, which starts empty: it takes no default",
+                          f.default.span, "leave the default out")
+            elif shape == "index":
+                if not _compatible(got, "number?"):
+                    self.diag("RS106", f"field '{f.name}' is an `{f.type}`, but its default is {_words(got)}",
+                              f.default.span, "give a position (0 is the first) or none")
+            elif not (_compatible(got, want) or got == "none" and shape == "ref"):
+                self.diag("RS106", f"field '{f.name}' is {_words(want)} ({f.type}), but its default is {_words(got)}",
+                          f.default.span, f"give a default of type {f.type}, or leave it out "
+                                          f"(it is then {_empty_words(f.type.empty())})")
 
     def names_list(self, v, fv):
         """A list of plain names (an event's keys): names, each once; never evaluated."""
@@ -344,8 +414,16 @@ class Checker:
         if isinstance(s, A.Let):
             env[s.name] = self.expr(s.value, env)
         elif isinstance(s, A.SetStmt):
+            self.field_hit = None
             self.expr(s.target, env)
-            self.expr(s.value, env)
+            wf = self.field_hit if isinstance(s.target, A.Attr) else None
+            if wf is not None and wf.type.shape in ("scalar", "ref", "list"):
+                vt = self.expr(s.value, env)
+                if not _compatible(vt, wf.type.checker()):
+                    self.diag("RS106", f"field '{wf.name}' is {_words(wf.type.checker())} ({wf.type}), but this is "
+                              f"{_words(vt)}", s.value.span, _type_hint(wf.type.checker().rstrip("?")))
+            else:
+                self.expr(s.value, env)
         elif isinstance(s, A.If):
             for cond, blk in s.branches:
                 self.want(cond, "bool", env)
@@ -649,6 +727,10 @@ class Checker:
             kind = self.name_kind.get(e.id)
             if kind:
                 self.referenced.add((kind, e.id))
+            if kind == "formula":
+                d = self.pack.get("formula", e.id)
+                if d is not None and not d.params:
+                    return self.formula_type(d)         # a bare name calls a formula without parameters
             return self.names[e.id]
         if e.id in CONSTANTS:
             return CONSTANTS[e.id]
@@ -676,19 +758,43 @@ class Checker:
 
     def e_Attr(self, e, env):
         t = self.expr(e.obj, env)
+        self.field_hit = None       # the declared field `e` reads, for `set` (stmt)
         base = t.rstrip("?")
         attrs = ATTRIBUTES.get(base)
         if attrs is not None:
             if e.name in attrs:
                 return attrs[e.name][0]
-            if base == "player" and ("player_var", e.name) in self.pack.decls:
-                return "any"
+            wf = self.world.field(base, e.name)
+            if wf is not None:
+                self.field_hit = wf
+                return wf.type.checker()
+            method = self.methods.get((base, e.name))
+            if method is not None:
+                self.referenced.add(("formula", str(method.id)))
+                return self.formula_type(method)
             # declared objects also expose their fields
             if base in KINDS and e.name in KINDS[base].fields:
                 return "any"
+            known = list(attrs) + self.world.names_on(base) + [n for (t, n) in self.methods if t == base]
             self.diag("RS105", f"a {base} has no attribute '{e.name}'", e.span,
-                      did_you_mean(e.name, attrs) or "attributes: " + ", ".join(sorted(attrs)), missing=(e.name,))
+                      did_you_mean(e.name, known) or "attributes: " + ", ".join(sorted(known)), missing=(e.name,))
             return "any"
+        method = self.methods.get((base, e.name))
+        if method is not None:
+            self.referenced.add(("formula", str(method.id)))
+            return self.formula_type(method)
+        if self.world.kind_of(base) is not None:
+            wf = self.world.field(base, e.name)
+            if wf is not None:
+                self.field_hit = wf
+                return wf.type.checker()
+            if base not in KINDS:
+                known = self.world.names_on(base)
+                self.diag("RS105", f"a {base} has no field '{e.name}'", e.span,
+                          did_you_mean(e.name, known) or ("fields: " + ", ".join(known) if known else
+                                                          f"declare it: `field {e.name} {{ on: {base}; type: ... }}`"),
+                          missing=(e.name,))
+                return "any"
         if base in KINDS and isinstance(e.obj, A.Name):
             spec = KINDS[base]
             if e.name not in spec.fields and not spec.open_fields and not spec.blocks:
@@ -733,6 +839,8 @@ class Checker:
             self._args(e.args, e.kwargs, env)
             return "any"
         self.arity(name, sig, e.args, e.span, "function")
+        if name == "find" and len(e.args) == 3:
+            return self.find_call(e, env)
         for k, v in e.kwargs.items():       # built-in functions take their arguments by position
             self.diag("RS107", f"function '{name}' has no keyword parameter '{k}'", getattr(v, "span", e.span),
                       f"give its arguments by position: {name}({', '.join(sig.params)})")
@@ -747,6 +855,24 @@ class Checker:
         if name in ("max", "min") and e.args:
             return "number"
         return sig.returns
+
+    def find_call(self, e, env) -> str:
+        """`find(KIND, FIELD, value)`: the instances of a declared kind whose field holds the
+        value. KIND and FIELD are names of the world, not values."""
+        kind, fname, value = e.args
+        self.expr(value, env)
+        if not isinstance(kind, A.Name) or self.world.kinds.get(kind.id) is None or not self.world.kinds[kind.id].store:
+            known = [k for k, d in self.world.kinds.items() if d.store]
+            got = kind.id if isinstance(kind, A.Name) else "this"
+            self.diag("RS105", f"find(...) needs a kind with stored records first, not '{got}'", kind.span,
+                      did_you_mean(got, known) or "kinds: " + ", ".join(known), missing=(got,))
+            return "set:any"
+        k = self.world.kinds[kind.id]
+        if not isinstance(fname, A.Name) or fname.id not in k.fields or k.fields[fname.id].sparse:
+            got = fname.id if isinstance(fname, A.Name) else "this"
+            self.diag("RS105", f"a {kind.id} has no stored field '{got}' to find by", fname.span,
+                      did_you_mean(got, list(k.fields)) or "its fields: " + ", ".join(k.fields), missing=(got,))
+        return "set:" + CHECKER_TYPE.get(kind.id, kind.id)
 
     def e_Index(self, e, env):
         t = self.expr(e.obj, env)
@@ -825,6 +951,17 @@ def _words(t: str) -> str:
         return f"a {t[:-1]} or none"
     return {"number": "a number", "bool": "true/false", "str": "a text", "cost": "a cost",
             "none": "none", "any": "anything", "int": "a whole number"}.get(t, f"a {t}")
+
+
+def param_types(params) -> dict:
+    """The checker's types of declared parameters (`p: side` is a 'player')."""
+    return {p.name: CHECKER_TYPE.get(p.type, p.type) if p.type else "any" for p in params}
+
+
+def _empty_words(v) -> str:
+    if v is None or v is False:
+        return str(v).lower()
+    return '""' if v == "" else "[]" if isinstance(v, list) else "empty" if isinstance(v, dict) else str(v)
 
 
 def _type_hint(expected: str) -> str:

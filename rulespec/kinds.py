@@ -14,6 +14,8 @@ Field types (strings, checked by rulespec.checker):
   expr:T                          an expression evaluated during play, of type T
   enum:a|b|c                      one of the listed names
   names                           a list of plain names, not evaluated: [side, card]
+  world                           a name, list of names or type of a world declaration, not
+                                  evaluated: checked by rulespec.world (on: city, type: "side?")
   any                             anything (free-form data)
 """
 from __future__ import annotations
@@ -68,6 +70,24 @@ ROOM = _k("room", "one Room of a Palace, in clockwise order", {
     "bottom": F("symbols", doc="printed base symbols (covered once a card is placed)"),
     "arrow_after": F("enum:left|right", doc="a Cortigiano arrow is passed when leaving this room"),
 })
+
+# -- the world: what exists in a game and what each thing keeps (rulespec.world) -----------------
+_FIELD_COMMON = {
+    "type": F("world", True, "int, number, bool, str, any, a kind (city, side...), `K?` (or none), `list of T`, "
+                             "`count by K` ({K: n}, a 0 drops its key), `map K to T`, `index of FIELD`"),
+    "default": F("any", doc="its value until a rule sets it (left out: none, 0, false, [] or {} by type)"),
+    "key": F("world", doc="the key it is stored under, when not its name (a pack keeping an older state layout)"),
+    "setup": F("world", doc="the setup.yaml key (of the side's colour) its starting value comes from"),
+    "min": F("number", doc="the lowest value it can hold: `set` clamps to it (a treasury at min 0)"),
+    "sparse": F("bool", doc="stored only once a rule sets it (read: its default until then)"),
+}
+RECORD_FIELD = _k("field", "a value each record of this type keeps, in this order", dict(_FIELD_COMMON))
+ZONE_ENTRY = _k("entry", "fields every entry of the zone keeps (reset when the thing moves)", {},
+                {"field": RECORD_FIELD})
+
+WORLD_KINDS = ("kind", "field", "record", "zone", "enum")
+"""Declarations that describe the world rather than rules: their ids are not values in
+expressions (rulespec.world resolves them; the checker reads fields through it)."""
 
 KINDS: dict[str, KindSpec] = {k.name: k for k in [
     _k("game", "the game itself: player counts, flow, limits", {
@@ -226,6 +246,35 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     _k("die", "a die: `roll DIE as NAME` draws one of its faces from the game's seeded RNG", {
         "faces": F("list:any", True, "the faces, each as likely: numbers, \"texts\" or declared names (e.g. symbols)"),
     }),
+    _k("kind", "a kind of thing of the world: each instance keeps the fields declared `on:` it", {
+        "plural": F("world", doc="how the set of every instance is named (cities)"),
+        "store": F("world", doc="the key of the state its records are kept under (default: the plural)"),
+        "owner": F("world", doc="the field that says who owns an instance (a city: controller)"),
+        "instances": F("world", doc="where its instances come from: map.cities, map.seas, catalogue "
+                                    "(its declarations), setup.colours, list (made by the rules)"),
+        "record": F("bool", doc="true (default): each instance has a record in the state; false: a "
+                                "catalogue thing whose fields are stored only once set"),
+    }, id_is_referenced=False),
+    _k("field", "a value each instance of a kind keeps, read `x.NAME` and changed by `set x.NAME = v`", {
+        "on": F("world", True, "the kind(s) that keep it: a kind's id, a list of them, or `game`"),
+        **_FIELD_COMMON,
+    }, id_is_referenced=False),
+    _k("record", "a record type kept inside other records (a Palace's Rooms): its fields, in order", {},
+       {"field": RECORD_FIELD}, id_is_referenced=False),
+    _k("zone", "an ordered container of things (a deck, a display, a side's Domain)", {
+        "of": F("world", doc="the kinds of thing it holds"),
+        "owner": F("world", doc="none (the game's), or the kind whose instances each have one"),
+        "ordered": F("bool", doc="its order matters (a stack: the first is on top)"),
+        "visibility": F("enum:public|owner|hidden", doc="who may see what it holds"),
+        "grouped": F("enum:by_id", doc="kept as piles of copies, by catalogue id"),
+        "sorted": F("bool", doc="kept sorted (a thing put back goes to its place)"),
+        "counted": F("bool", doc="a pile of identical things, stored as a number"),
+        "key": F("world", doc="the key it is stored under, when not its id"),
+        "initial": F("expr:any", doc="what it holds when the game starts"),
+    }, {"entry": ZONE_ENTRY}, id_is_referenced=False),
+    _k("enum", "named values (card types, sides of a tile, roles)", {
+        "values": F("names", True, "the values, in order: [notable, family]"),
+    }, id_is_referenced=False),
     _k("component", "a physical component and how many the box holds", {
         "count": F("int", True, "how many the box holds"),
         "of_kind": F("enum:card|tile", doc="check: the declared cards/tiles of this kind ..."),

@@ -28,6 +28,10 @@ _TERMINAL_WORDS = {
     "STRING": 'a quoted "text"',
     "QTY": "a quantity such as '3 crown'",
     "COMP_OP": "a comparison (==, !=, <, <=, >, >=)",
+    "FIELD_KW": "'field'",
+    "ON_KW": "'on' and the kind(s) that keep the field (field hoard: int = 0 on side)",
+    "FIELD_TYPE": "a field type (int, number, bool, str, any, a kind, side?, list of city, count by side, "
+                  "map str to any, index of rooms)",
     "$END": "end of file",
 }
 
@@ -151,6 +155,21 @@ def _span_of(file, meta_or_token) -> Span:
                 getattr(m, "end_column", m.column) or m.column)
 
 
+# annotations of a one-line `field` that are its settings (key, setup, min, sparse): they
+# become fields of the declaration, as the block form writes them
+FIELD_ANNOTATIONS = ("key", "setup", "min", "sparse")
+
+
+def _number(text: str):
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return 0
+
+
 def _unquote(s: str) -> str:
     import warnings
     try:
@@ -185,6 +204,49 @@ class _ToAst(Transformer):
         return A.Declaration(str(kind_tok), str(id_tok), op, params or [], title or "", rest[:-1], rest[-1],
                              span=self._s(meta), id_span=_span_of(self.file, id_tok),
                              kind_span=_span_of(self.file, kind_tok))
+
+    def field_line(self, meta, c):
+        """`field F: TYPE [= default] on K, K2 ["title"] @key("k") @min(0)`: the same declaration
+        as the block form `field F "title" { on: K; type: TYPE; default: ...; key: "k"; min: 0 }`."""
+        _, key, ftype, default, *rest = c
+        names = [t for t in rest if isinstance(t, Token) and t.type == "NAME"]
+        title = next((t for t in rest if isinstance(t, str) and not isinstance(t, Token)), "")
+        anns = [a for a in rest if isinstance(a, A.Annotation)]
+        at = _span_of(self.file, key)
+        name = key.value.rstrip(": \t")
+        key_span = Span(self.file, at.line, at.column, at.line, at.column + len(name))
+        on = A.Field("on", A.Name(str(names[0]), span=_span_of(self.file, names[0])) if len(names) == 1 else
+                     A.ListExpr([A.Name(str(n), span=_span_of(self.file, n)) for n in names],
+                                span=_span_of(self.file, names[0])), span=_span_of(self.file, names[0]))
+        members, kept = self._field_members(key, ftype, default, anns)
+        return A.Declaration("field", name, None, [], title or "", kept, [on] + members, span=self._s(meta),
+                             id_span=key_span, kind_span=_span_of(self.file, c[0]))
+
+    def field_member(self, meta, c):
+        """`field F: TYPE [= default] ["title"] @key("k")` inside a record or a zone's entry: the
+        sub-block `field F "title" { type: TYPE; default: ... }`."""
+        _, key, ftype, default, *rest = c
+        title = next((t for t in rest if isinstance(t, str) and not isinstance(t, Token)), "")
+        at = _span_of(self.file, c[0])
+        members, kept = self._field_members(key, ftype, default, [a for a in rest if isinstance(a, A.Annotation)])
+        return A.SubBlock("field", key.value.rstrip(": \t"), title or "", kept, members, span=at)
+
+    def _field_members(self, key, ftype, default, anns):
+        at = _span_of(self.file, ftype)
+        text = " ".join(ftype.value.split())
+        simple = " " not in text and not text.endswith("?")
+        members = [A.Field("type", A.Name(text, span=at) if simple else A.Str(text, span=at), span=at)]
+        if default is not None:
+            members.append(A.Field("default", default, span=getattr(default, "span", at)))
+        kept = []
+        for a in anns:          # the field's settings written as annotations become its fields
+            if a.name in FIELD_ANNOTATIONS:
+                v = (A.Bool(True, span=a.span) if a.name == "sparse" else
+                     A.Num(_number(a.text), span=a.span) if a.name == "min" else A.Str(a.text, span=a.span))
+                members.append(A.Field(a.name, v, span=a.span))
+            else:
+                kept.append(a)
+        return members, kept
 
     def op_replace(self, meta, c):
         return "replace"
@@ -222,7 +284,9 @@ class _ToAst(Transformer):
         return int(t) if t.type == "NUMBER" and t.value.isdigit() else str(t)
 
     def annotation(self, meta, c):
-        return A.Annotation(str(c[0]), _unquote(c[1]) if c[1] else "", span=self._s(meta))
+        arg = c[1]
+        text = "" if not arg else arg.value if arg.type == "NUMBER" else _unquote(arg)
+        return A.Annotation(str(c[0]), text, span=self._s(meta))
 
     def params(self, meta, c):
         return [p for p in c if p is not None]

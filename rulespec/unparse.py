@@ -171,10 +171,57 @@ def field(fv, indent: int = 0) -> str:
     return f"{fv.name}: {value(fv.value, indent)}{annotations(fv.annotations)}"
 
 
+# the fields of a `field` declaration its one-line form can write (the settings as annotations)
+_LINE_FIELDS = ("on", "type", "default", "key", "setup", "min", "sparse")
+
+
+def field_line(d, member: bool = False) -> str | None:
+    """A `field` declaration in its one-line form, `field F: TYPE = default on K "title" @key("k")`
+    (member: a field of a record or zone entry, without `on`), or None when it needs the block
+    form (a field the line cannot write, or a sub-block)."""
+    from .world import names_of, parse_type, type_text
+    if d.kind != "field" or d.blocks or d.params or not set(d.fields) <= set(_LINE_FIELDS) \
+            or ("on" in d.fields) == member or "type" not in d.fields:
+        return None
+    text = type_text(d.get("type"))
+    on = [n for n, _ in names_of(d.get("on"))]
+    if text is None or parse_type(text) is None or any(parse_type(n) is None for n in on) or not (on or member):
+        return None
+    out = f"field {d.id}: {text}"
+    if "default" in d.fields:
+        out += f" = {value(d.get('default'))}"
+    if on:
+        out += " on " + ", ".join(on)
+    if d.title:
+        out += " " + expr(A.Str(d.title))
+    for name in ("key", "setup", "min", "sparse"):
+        v = d.get(name)
+        if name not in d.fields:
+            continue
+        v = getattr(v, "value", getattr(v, "id", v))
+        if name == "sparse":
+            if v is not True:
+                return None
+            out += " @sparse"
+        elif name == "min":
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
+                return None
+            out += f" @min({v})"
+        elif isinstance(v, str):
+            out += f" @{name}({expr(A.Str(v))})"
+        else:
+            return None
+    return out + annotations(d.annotations)
+
+
 def declaration(d, indent: int = 0) -> str:
     """A resolved declaration or sub-block (rulespec.pack.Decl) as DSL text: what `show KIND ID`
-    prints and what a diff compares line by line."""
+    prints and what a diff compares line by line. A `field` that fits on one line is printed in
+    its one-line form (field_line)."""
     pad = "  " * indent
+    line = field_line(d, member=indent > 0)
+    if line is not None:
+        return pad + line
     head = d.kind if d.id is None else f"{d.kind} {d.id}"
     if d.params:
         head += "(" + ", ".join(p.name + (f": {p.type}" if p.type else "") +

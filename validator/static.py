@@ -20,6 +20,7 @@ from rulespec.diagnostic_order import order
 from rulespec import limits
 from rulespec.prompts import literal_values, render_static
 from rulespec.errors import Diagnostic, RuleFault, RulespecError, source_line_at
+from rulespec.world import build_world
 from rulespec.pack import Pack, load_pack_collecting
 
 # kinds whose declarations must be referenced somewhere to be useful
@@ -115,15 +116,23 @@ def check_unused(pack: Pack, referenced: set, skip=()) -> list:
     findings, reported already."""
     out = []
     used_names = {i for (_, i) in referenced}
+    world = build_world(pack)
     for (kind, id_), d in pack.decls.items():
         if kind in REFERENCE_ONLY_KINDS and (kind, id_) not in referenced and id_ not in used_names \
-                and (str(id_),) not in skip:
+                and (str(id_),) not in skip and not _method_formula(d, world):
             span = d.id_span or d.span
             out.append(Diagnostic("RS200", f"{kind} '{id_}' is declared but never used", span,
                                   f"use it somewhere, or remove it (`remove {kind} {id_}` in an overlay)",
                                   severity="warning", source_line=source_line_at(span.file, span.line),
                                   missing=(str(id_),)))
     return out
+
+
+def _method_formula(d, world) -> bool:
+    """A formula whose first parameter has a kind of the world is read as an attribute of that
+    kind (`player.cities`): part of what the pack says a thing has, like a field, never unused."""
+    return d.kind == "formula" and bool(d.params) and bool(d.params[0].type) \
+        and world.kind_of(d.params[0].type) is not None
 
 
 def check_orphaned_by_removal(pack: Pack, referenced: set) -> list:

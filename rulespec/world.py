@@ -1,0 +1,409 @@
+"""The world a pack declares: its kinds of thing, the fields each keeps, records, zones, enums.
+
+`build_world(pack)` resolves the `kind`, `field`, `record`, `zone` and `enum` declarations (and
+the older `player_var`, a sparse field of the players' kind) into a `World`: for every kind its
+fields in declaration order, with their types, defaults and store keys. The checker types
+`x.NAME` through it, and the interpreter reads and writes the state through its store keys
+(interpreter/world_store.py). Nothing here names a thing of a particular game: every name comes
+from the pack. Two kinds exist without a declaration because the language has them: `side` (the
+kind of `player`, whose records are `state["p"]`) and `game` (fields of the game itself).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import ast as A
+from .errors import Diagnostic, Span, did_you_mean, source_line_at
+from .kinds import KINDS
+from .vocabulary import ATTRIBUTES
+
+SIDE, GAME = "side", "game"
+# the checker's name for values of a kind, where it differs from the kind's (a side is a 'player')
+CHECKER_TYPE = {SIDE: "player"}
+KIND_OF_TYPE = {v: k for k, v in CHECKER_TYPE.items()}
+SCALARS = {"int": "number", "number": "number", "bool": "bool", "str": "str", "any": "any"}
+# where the instances of a kind come from (`kind K { instances: ... }`)
+INSTANCES = ("map.cities", "map.seas", "catalogue", "setup.colours", "list")
+# the stored state of the built-in kinds, before a pack declares it (where their records live)
+BUILTIN_STORE = {SIDE: "p"}
+
+# Built-in attributes that read a stored field of the same name: a pack's World may declare that
+# field (it describes the state the attribute reads) without clashing with the attribute. Each
+# entry leaves when its attribute leaves the vocabulary (docs/design/world-model-plan.md, §4).
+READS_A_FIELD = {
+    ("player", "rooms"), ("player", "marker"), ("player", "trophies_from"),
+    ("room", "indulgence"), ("room", "agent"),
+    ("city", "troops"),
+}
+
+
+@dataclass
+class FieldType:
+    """A parsed field type. shape: 'scalar' | 'ref' | 'list' | 'count' | 'map' | 'index'."""
+    shape: str
+    name: str = ""                  # scalar or kind name; for count/map: the key kind; index: the list field
+    optional: bool = False
+    of: "FieldType | None" = None   # list items, map values
+    enum: bool = False              # a ref to an `enum`: its values are names (texts)
+
+    def checker(self) -> str:
+        """The checker's type for values of this field (rulespec.checker)."""
+        if self.shape == "scalar":
+            t = SCALARS.get(self.name, "any")
+        elif self.shape == "ref":
+            t = "str" if self.enum else CHECKER_TYPE.get(self.name, self.name)
+        elif self.shape == "list":
+            return "set:" + self.of.checker().rstrip("?")
+        else:
+            return "any"
+        return t + "?" if self.optional and t != "any" else t
+
+    def empty(self):
+        """The value of the field when nothing is given."""
+        if self.shape == "list":
+            return []
+        if self.shape in ("count", "map"):
+            return {}
+        if self.optional or self.shape in ("ref", "index"):
+            return None
+        return {"int": 0, "number": 0, "bool": False, "str": ""}.get(self.name)
+
+    def __str__(self):
+        if self.shape == "list":
+            return f"list of {self.of}"
+        if self.shape == "count":
+            return f"count by {self.name}"
+        if self.shape == "map":
+            return f"map {self.name} to {self.of}"
+        if self.shape == "index":
+            return f"index of {self.name}"
+        return self.name + ("?" if self.optional else "")
+
+
+@dataclass
+class FieldDef:
+    name: str
+    owner: str                  # the kind (or record type, or `game`) that keeps it
+    type: FieldType
+    default: object             # an AST expression, a plain YAML value, or None (the type's empty value)
+    key: str                    # the key it is stored under
+    span: Span
+    sparse: bool = False        # stored only once set (player_var: the side's `vars` map)
+    home: str = ""              # a sparse field's home inside the record ('vars'), '' for the record itself
+    minimum: object = None      # `set` clamps to it
+    setup: str = ""             # setup.yaml key of its starting value
+    doc: str = ""
+    decl: object = None
+
+
+@dataclass
+class KindDef:
+    name: str
+    store: str                  # key of the state holding the records ('' for a catalogue kind)
+    plural: str = ""
+    owner: str = ""
+    record: bool = True
+    span: Span | None = None
+    fields: dict = field(default_factory=dict)      # name -> FieldDef, in declaration order
+
+
+@dataclass
+class ZoneDef:
+    name: str
+    key: str
+    of: tuple = ()
+    owner: str = ""             # '' : the game's; else the kind of its owners
+    entry: dict = field(default_factory=dict)       # entry field name -> FieldDef
+    span: Span | None = None
+    decl: object = None
+
+
+@dataclass
+class World:
+    kinds: dict = field(default_factory=dict)       # kind name -> KindDef (with `game` and `side`)
+    records: dict = field(default_factory=dict)     # record type -> KindDef (store '')
+    zones: dict = field(default_factory=dict)       # zone id -> ZoneDef
+    enums: dict = field(default_factory=dict)       # enum id -> [values]
+    diagnostics: list = field(default_factory=list)
+
+    def kind_of(self, checker_type: str) -> KindDef | None:
+        """The kind (or record type) whose values the checker types `checker_type` ('player'...)."""
+        name = KIND_OF_TYPE.get(checker_type, checker_type)
+        return self.kinds.get(name) or self.records.get(name)
+
+    def field(self, checker_type: str, name: str) -> FieldDef | None:
+        k = self.kind_of(checker_type.rstrip("?")) if checker_type else None
+        return k.fields.get(name) if k is not None else None
+
+    def names_on(self, checker_type: str) -> list:
+        k = self.kind_of(checker_type.rstrip("?"))
+        return list(k.fields) if k is not None else []
+
+
+# ------------------------------------------------------------------------------ type parsing
+_TYPE = re.compile(r"""\s*(?:
+    list\s+of\s+(?P<list>.+)
+  | count\s+by\s+(?P<count>[a-z][a-z0-9_]*)
+  | map\s+(?P<mapk>[a-z][a-z0-9_]*)\s+to\s+(?P<mapv>.+)
+  | index\s+of\s+(?P<index>[a-z][a-z0-9_]*)
+  | (?P<name>[a-z][a-z0-9_]*)(?P<opt>\?)?
+)\s*$""", re.X)
+
+
+def parse_type(text: str) -> FieldType | None:
+    """'side?' -> ref side optional; 'list of city'; 'count by side'; 'map str to any'; None if not a type."""
+    m = _TYPE.fullmatch(text or "")
+    if m is None:
+        return None
+    if m["list"]:
+        inner = parse_type(m["list"])
+        return FieldType("list", of=inner) if inner else None
+    if m["count"]:
+        return FieldType("count", m["count"])
+    if m["mapk"]:
+        inner = parse_type(m["mapv"])
+        return FieldType("map", m["mapk"], of=inner) if inner else None
+    if m["index"]:
+        return FieldType("index", m["index"])
+    n = m["name"]
+    return FieldType("scalar" if n in SCALARS else "ref", n, bool(m["opt"]))
+
+
+def type_text(v) -> str | None:
+    """The text of a `type:` value: a name (`type: bool`) or a string (`type: "side?"`)."""
+    if isinstance(v, A.Name):
+        return v.id
+    if isinstance(v, A.Str):
+        return v.value
+    if isinstance(v, str):
+        return v
+    return None
+
+
+def names_of(v) -> list:
+    """[(name, span)] of a value naming kinds: `city`, `[card, tile]`, "city" (YAML)."""
+    if isinstance(v, A.ListExpr):
+        return [x for i in v.items for x in names_of(i)]
+    if isinstance(v, A.Name):
+        return [(v.id, v.span)]
+    if isinstance(v, A.Str):
+        return [(v.value, v.span)]
+    if isinstance(v, A.NoneLit):
+        return [("none", v.span)]
+    if isinstance(v, str):
+        return [(v, None)]
+    if isinstance(v, list):
+        return [x for i in v for x in names_of(i)]
+    return []
+
+
+def _plain(d, name, default=None):
+    """A plain field value (a name, text, number or bool) of a declaration, or of an annotation
+    of the same name (`@key("trophies")`)."""
+    fv = d.fields.get(name)
+    if fv is not None:
+        v = fv.value
+        if isinstance(v, A.Name):
+            return v.id
+        if isinstance(v, A.Attr) and isinstance(v.obj, A.Name):
+            return f"{v.obj.id}.{v.name}"
+        if isinstance(v, A.Neg) and isinstance(v.operand, A.Num):
+            return -v.operand.value
+        return getattr(v, "value", v)
+    for a in getattr(d, "annotations", ()):
+        if a.name == name:
+            t = a.text
+            try:
+                return int(t) if name == "min" else t
+            except ValueError:
+                return t
+    return default
+
+
+# ------------------------------------------------------------------------------ building
+class _Builder:
+    def __init__(self, pack):
+        self.pack = pack
+        self.world = World()
+        self.out = self.world.diagnostics
+
+    def diag(self, code, msg, span, hint="", missing=()):
+        self.out.append(Diagnostic(code, msg, span, hint, "error",
+                                   source_line_at(span.file, span.line) if span else "", missing=tuple(missing)))
+
+    def build(self) -> World:
+        w = self.world
+        w.kinds[SIDE] = KindDef(SIDE, BUILTIN_STORE[SIDE], "sides")
+        w.kinds[GAME] = KindDef(GAME, "", "")
+        decls = self.pack.decls.values()
+        for d in decls:
+            if d.kind == "kind":
+                self.kind(d)
+            elif d.kind == "enum":
+                w.enums[str(d.id)] = [n for n, _ in names_of(d.get("values"))]
+        for d in decls:
+            if d.kind == "record":
+                self.record(d)
+        for d in decls:
+            if d.kind == "field":
+                self.field_decl(d)
+            elif d.kind == "player_var":
+                self.player_var(d)
+            elif d.kind == "zone":
+                self.zone(d)
+        return w
+
+    def kind(self, d):
+        name = str(d.id)
+        if name == GAME:
+            self.diag("RS101", "'game' is the kind of the game's own fields: it cannot be declared",
+                      d.id_span or d.span, "give the kind another name; declare fields of the game with `on: game`")
+            return
+        inst = _plain(d, "instances")
+        if inst is not None and inst not in INSTANCES:
+            fv = d.fields["instances"]
+            self.diag("RS109", f"'{inst}' is not where instances come from", getattr(fv.value, "span", fv.span),
+                      (did_you_mean(str(inst), INSTANCES) + " " if did_you_mean(str(inst), INSTANCES) else "")
+                      + "expected one of: " + ", ".join(INSTANCES))
+        plural = _plain(d, "plural") or name + "s"
+        store = _plain(d, "store") or (BUILTIN_STORE.get(name) or plural)
+        record = _plain(d, "record", True) is not False
+        self.world.kinds[name] = KindDef(name, store if record else "", plural, _plain(d, "owner") or "",
+                                         record, d.id_span or d.span)
+
+    def record(self, d):
+        name = str(d.id)
+        if name in self.world.kinds:
+            self.diag("RS101", f"'{name}' is a kind already; a record type needs a name of its own",
+                      d.id_span or d.span, "rename the record")
+            return
+        rec = self.world.records[name] = KindDef(name, "", name + "s", span=d.id_span or d.span)
+        for (bkind, key), sub in d.blocks.items():
+            if bkind == "field":
+                self.add(rec, self.field_def(sub, str(key), name, sub.span))
+
+    def player_var(self, d):
+        """`player_var X { default: v }`: a sparse field of the sides, in their `vars` map."""
+        fv = d.fields.get("default")
+        f = FieldDef(str(d.id), SIDE, FieldType("scalar", "any"), fv.value if fv else None, str(d.id),
+                     d.id_span or d.span, sparse=True, home="vars", decl=d)
+        self.add(self.world.kinds[SIDE], f)
+
+    def field_decl(self, d):
+        fv = d.fields.get("on")
+        if fv is None:
+            return          # the checker reports the missing `on:` (RS104)
+        targets = names_of(fv.value)
+        if not targets:
+            self.diag("RS106", "`on:` names the kind(s) that keep the field", fv.span,
+                      "write `on: city` or `on: [city, alliance]`")
+        known = list(self.world.kinds)
+        for kname, span in targets:
+            kind = self.world.kinds.get(kname)
+            if kind is None:
+                hint = did_you_mean(kname, known) or "declared kinds: " + ", ".join(sorted(known))
+                if kname in self.world.records:
+                    hint = f"'{kname}' is a record type: declare its fields inside `record {kname} {{ ... }}`"
+                elif kname in KINDS or kname in ATTRIBUTES:
+                    hint = (f"declare the kind first: `kind {kname} {{ }}`" +
+                            (f" ({did_you_mean(kname, known)})" if did_you_mean(kname, known) else ""))
+                self.diag("RS105", f"no kind named '{kname}' for field '{d.id}'", span or fv.span, hint,
+                          missing=(kname,))
+                continue
+            self.add(kind, self.field_def(d, str(d.id), kname, d.id_span or d.span))
+
+    def field_def(self, d, name, owner, span) -> FieldDef | None:
+        tv = d.fields.get("type")
+        if tv is None:
+            return None     # RS104 from the checker
+        text = type_text(tv.value)
+        ft = parse_type(text) if text is not None else None
+        if ft is None:
+            self.diag("RS106", f"'{text if text is not None else tv.value}' is not a field type", tv.span,
+                      "write int, number, bool, str, any, a kind (city, side), `side?`, `list of city`, "
+                      "`count by side`, `map str to any` or `index of rooms`")
+            return None
+        for ref in self._refs(ft):
+            if ref not in self.world.kinds and ref not in self.world.records and ref not in self.world.enums \
+                    and ref not in KINDS and ref not in ATTRIBUTES and ref not in SCALARS:
+                known = list(self.world.kinds) + list(self.world.records) + list(self.world.enums) + list(SCALARS)
+                self.diag("RS105", f"unknown type '{ref}' for field '{name}'", tv.span,
+                          did_you_mean(ref, known) or "types: int, number, bool, str, any, or a kind: " +
+                          ", ".join(sorted(self.world.kinds)), missing=(ref,))
+                return None
+        self._mark_enums(ft)
+        dv = d.fields.get("default")
+        minimum = _plain(d, "min")
+        return FieldDef(name, owner, ft, dv.value if dv is not None else None, str(_plain(d, "key") or name), span,
+                        sparse=bool(_plain(d, "sparse", False)), minimum=minimum,
+                        setup=str(_plain(d, "setup") or ""), doc=d.title, decl=d)
+
+    def _mark_enums(self, ft: FieldType | None):
+        while ft is not None:
+            if ft.shape == "ref" and ft.name in self.world.enums:
+                ft.enum = True
+            ft = ft.of
+
+    @staticmethod
+    def _refs(ft: FieldType) -> list:
+        if ft.shape == "ref":
+            return [ft.name]
+        if ft.shape == "count":
+            return [ft.name]
+        if ft.shape in ("list", "map"):
+            return ([ft.name] if ft.shape == "map" else []) + _Builder._refs(ft.of)
+        return []
+
+    def add(self, kind: KindDef, f: FieldDef | None):
+        if f is None:
+            return
+        old = kind.fields.get(f.name)
+        if old is not None:
+            self.diag("RS101", f"field '{f.name}' is declared twice on {kind.name}", f.span,
+                      f"first declared at {old.span}; keep one")
+            return
+        clash = next((o for o in kind.fields.values() if o.key == f.key and o.home == f.home), None)
+        if clash is not None:
+            self.diag("RS101", f"fields '{clash.name}' and '{f.name}' of {kind.name} are both stored as '{f.key}'",
+                      f.span, f"give one of them another `key:` (first at {clash.span})")
+            return
+        ctype = CHECKER_TYPE.get(kind.name, kind.name)
+        builtin = ATTRIBUTES.get(ctype, {})
+        if f.name in builtin and (ctype, f.name) not in READS_A_FIELD:
+            self.diag("RS101", f"'{f.name}' is a built-in attribute of every {kind.name} ({builtin[f.name][1] or builtin[f.name][0]})",
+                      f.span, f"name the field otherwise, e.g. '{kind.name}_{f.name}' or 'my_{f.name}'; "
+                              f"`x.{f.name}` keeps its built-in meaning")
+            return
+        spec = KINDS.get(kind.name)
+        if spec is not None and f.name in spec.fields and kind.name not in (SIDE, GAME):
+            self.diag("RS101", f"'{f.name}' is a field of every {kind.name} declaration already", f.span,
+                      f"name the field otherwise (the declaration's `{f.name}:` is read as `x.{f.name}`)")
+            return
+        kind.fields[f.name] = f
+
+    def zone(self, d):
+        name = str(d.id)
+        owners = names_of(d.get("owner"))
+        owner = owners[0][0] if owners else "none"
+        if owner != "none" and owner not in self.world.kinds:
+            fv = d.fields["owner"]
+            self.diag("RS105", f"no kind named '{owner}' owns zones", owners[0][1] or fv.span,
+                      did_you_mean(owner, list(self.world.kinds)) or "write `owner: none` for the game's own zone",
+                      missing=(owner,))
+            owner = "none"
+        z = ZoneDef(name, str(_plain(d, "key") or name), tuple(n for n, _ in names_of(d.get("of"))),
+                    "" if owner == "none" else owner, span=d.id_span or d.span, decl=d)
+        entry = d.blocks.get(("entry", None))
+        if entry is not None:
+            for (bkind, key), sub in entry.blocks.items():
+                if bkind == "field":
+                    f = self.field_def(sub, str(key), name, sub.span)
+                    if f is not None:
+                        z.entry[f.name] = f
+        self.world.zones[name] = z
+
+
+def build_world(pack) -> World:
+    """The World of a resolved pack, with its findings in `world.diagnostics`."""
+    return _Builder(pack).build()
