@@ -87,6 +87,8 @@ class Ruleset:
     events: dict = field(default_factory=dict)             # event id -> its declared keys (interpreter/events.py)
     emitted_by: dict = field(default_factory=dict)         # statement ('pay') -> [(event id, keys)]
     dice: dict = field(default_factory=dict)                 # die id -> its faces, in order
+    sides: dict = field(default_factory=dict)      # side id -> {plays, commanded_by} (interpreter/sides.py)
+    markers: dict = field(default_factory=dict)    # shared marker id -> {track, owner, start} (interpreter/tracks.py)
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -253,7 +255,22 @@ class Ruleset:
                            "ends_game": bool(self.static(sp, "ends_game", False))})
         self.tracks[d.id] = {"id": d.id, "spaces": spaces, "measures": self.fn(d, "measures"),
                              "max_steps_per_year": self.static(d, "max_steps_per_year"),
-                             "leader_bonus": int(self.static(d, "leader_bonus", 0) or 0), "decl": d}
+                             "leader_bonus": int(self.static(d, "leader_bonus", 0) or 0), "decl": d,
+                             "shared": self.static(d, "markers") == "shared",
+                             "zones": [(z.id, self.static(z, "from"), self.static(z, "to")) for z in d.sub("zone")]}
+
+    def _k_side(self, d):
+        self.sides[d.id] = {"plays": self.static(d, "plays", True) is not False,
+                            "commanded_by": self.fn(d, "commanded_by", default=_const(None)), "decl": d}
+
+    @cached_property
+    def factions(self) -> list:
+        """The sides that do not play, in declaration order."""
+        return [s for s, side in self.sides.items() if not side["plays"]]
+
+    def _k_marker(self, d):
+        self.markers[d.id] = {"track": self.static(d, "track"), "owner": self.static(d, "owner"),
+                              "start": int(self.static(d, "start", 0) or 0)}
 
     def _k_palace(self, d):
         rooms = []

@@ -12,6 +12,7 @@ import re
 from . import ast as A
 from . import limits
 from . import prompts
+from . import side_checks
 from .errors import Diagnostic, Span, did_you_mean, source_line_at
 from .kinds import KINDS, KindSpec
 from .pack import Decl, Pack
@@ -23,7 +24,8 @@ KIND_TYPES = {"symbol": "symbol", "action": "action", "card": "card", "tile": "t
               "alliance": "alliance", "track": "track", "procedure": "procedure", "table": "table",
               "option": "option", "war_bonus": "war_bonus", "ability": "ability", "colour": "colour",
               "palace": "palace", "component": "component", "scoring": "scoring",
-              "constraint": "constraint", "end_condition": "end_condition", "phase": "phase", "game": "game"}
+              "constraint": "constraint", "end_condition": "end_condition", "phase": "phase", "game": "game",
+              "side": "player"}
 
 
 # the root of a `shuffle` path that is a store of the state rather than a value: supply.KEY
@@ -58,6 +60,8 @@ def _compatible(actual: str, expected: str) -> bool:
     if e == "cost" and a in ("symbol", "cost", "number"):
         return True
     if e in ("procedure", "action") and a in ("procedure", "action"):
+        return True
+    if {a, e} == {"colour", "player"}:       # a colour is a side, seated or not
         return True
     return False
 
@@ -111,6 +115,7 @@ class Checker:
         for colour in self.colours():
             self.names.setdefault(colour, "colour")
             self.name_kind.setdefault(colour, "colour")
+        side_checks.collect_names(self)
 
     def colours(self) -> list:
         s = self.pack.data.get("setup")
@@ -124,6 +129,8 @@ class Checker:
         return []
 
     def ids_of(self, kind: str) -> list:
+        if kind == "side":
+            return self.colours() + [str(i) for (k, i) in self.pack.decls if k == "side"]
         if kind == "colour":
             return self.colours() + [str(i) for (k, i) in self.pack.decls if k == "colour"]
         if kind in ("city", "sea"):
@@ -139,6 +146,7 @@ class Checker:
                           did_you_mean(decl.kind, KINDS) or "known kinds: " + ", ".join(sorted(KINDS)))
                 continue
             self.check_decl(decl, spec)
+        side_checks.check(self)
         return self.out
 
     def check_decl(self, decl: Decl, spec: KindSpec, outer: Decl | None = None):
@@ -683,6 +691,8 @@ class Checker:
                 return attrs[e.name][0]
             if base == "player" and ("player_var", e.name) in self.pack.decls:
                 return "any"
+            if base == "player" and e.name in side_checks.SIDE_FIELDS:     # red.commanded_by
+                return side_checks.SIDE_FIELDS[e.name]
             # declared objects also expose their fields
             if base in KINDS and e.name in KINDS[base].fields:
                 return "any"

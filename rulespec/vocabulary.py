@@ -24,6 +24,7 @@ class Sig:
 GLOBALS = {
     "player": ("player", "the player whose decision or turn it is"),
     "players": ("set:player", "all players, in turn order"),
+    "sides": ("set:player", "every side: the players in seat order, then the factions (`side X { plays: false }`) in declaration order"),
     "opponents": ("set:player", "all players except `player`"),
     "cities": ("set:city", "the cities in play"),
     "seas": ("set:sea", "the seas"),
@@ -61,7 +62,8 @@ FUNCTIONS: dict[str, Sig] = {
     "ports_reachable": Sig(("city",), "set:city", "ports reachable by sea from a port"),
     # state queries
     "modified_value": Sig(("city", "player"), "number", "base value -1 for the player's Agent, +1 for another's"),
-    "position": Sig(("player", "track"), "number", "a player's space on a track"),
+    "position": Sig(("any", "track"), "number", "a side's space on a track, or a shared marker's (its track may be left out: position(m))", 1),
+    "zone_of": Sig(("any",), "track_zone?", "the zone of a track (`zone Z { from: a; to: b }` in the track) that holds a shared marker or a space (space(track, n)); none outside every zone"),
     "steps_left": Sig(("player", "track"), "number",
                       "how many more spaces the player may advance on a track this Year (its max_steps_per_year; 99 without one)"),
     "symbols_owned": Sig(("player", "symbol"), "number", "symbols on all the player's cards and tiles, either side"),
@@ -180,6 +182,7 @@ VERBS: dict[str, Sig] = {
     "place_agent": Sig(("any",), "none", "place or move the player's Agent to a city, room or alliance"),
     "remove_agent": Sig(("any",), "none", "remove an Agent from a city, room or alliance"),
     "advance": Sig(("track", "number"), "none", "move the player's disc along a track", 1),
+    "move_along": Sig(("track", "number"), "none", "move a shared marker n spaces along its track, back when n < 0, stopping at either end: move_along(t, -2, marker: m)"),
     "take_war_token": Sig(("number",), "none", "take +1 War Bonus tokens from the supply", 1),
     "take_indulgence": Sig((), "none", "put an Indulgence card on the current Room"),
     "rid_indulgence": Sig(("any",), "none", "remove an Indulgence from a Room"),
@@ -205,9 +208,6 @@ VERBS: dict[str, Sig] = {
     "use_bottom": Sig(("any",), "none", "the card's bottom can pay nothing else in this action"),
     "play_phase": Sig(("phase",), "none", "play a phase: before, each player in turn order, after; then end conditions"),
     "check_end": Sig(("str",), "none", "check the end conditions declared for this moment"),
-    "begin_phase": Sig(("str",), "none", "(used by play_phase) a phase starts: flags clear"),
-    "end_phase": Sig(("str",), "none", "(used by play_phase) a phase ends: flags clear, end conditions checked"),
-    "run_block": Sig(("any",), "none", "(internal) run a compiled block"),
 }
 
 # Bare names with a fixed meaning (sides, deck types, tile types...), usable as values.
