@@ -252,7 +252,8 @@ class Ruleset:
             spaces.append({"points": self.fn(sp, "points", default=_const(0)), "cost": self.fn(sp, "cost"),
                            "on_arrival": self.fn(sp, "on_arrival"),
                            "cortigiano": int(self.static(sp, "cortigiano", 0) or 0),
-                           "ends_game": bool(self.static(sp, "ends_game", False))})
+                           "ends_game": bool(self.static(sp, "ends_game", False)),
+                           "spot": bool(self.static(sp, "spot", False))})
         self.tracks[d.id] = {"id": d.id, "spaces": spaces, "measures": self.fn(d, "measures"),
                              "max_steps_per_year": self.static(d, "max_steps_per_year"),
                              "leader_bonus": int(self.static(d, "leader_bonus", 0) or 0), "decl": d,
@@ -262,6 +263,11 @@ class Ruleset:
     def _k_side(self, d):
         self.sides[d.id] = {"plays": self.static(d, "plays", True) is not False,
                             "commanded_by": self.fn(d, "commanded_by", default=_const(None)), "decl": d}
+
+    @cached_property
+    def spot_refs(self) -> list:
+        """The track spaces a piece may stand on (`spot: true`), as space(track, n) refs."""
+        return [f"space:{t}:{n}" for t, tr in self.tracks.items() for n, sp in enumerate(tr["spaces"]) if sp["spot"]]
 
     @cached_property
     def factions(self) -> list:

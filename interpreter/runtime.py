@@ -199,7 +199,7 @@ class Runtime(PalaceMixin, FightMixin):
         out = list(self.state["cities"])
         for p in self.state["players"]:
             out += self.a_player_rooms(p)
-        return out + list(self.state["alliances"])
+        return out + list(self.state["alliances"]) + self.rs.spot_refs      # + track spaces (spot: true)
 
     # ------------------------------------------------------------ player attributes
     def a_player_florins(self, p):
@@ -1243,7 +1243,7 @@ class Runtime(PalaceMixin, FightMixin):
                 return
         raise Abort(f"{p} has no troop at {c}", span)
 
-    def _agent_slot(self, where):
+    def _agent_slot(self, where, create=False):
         if where in self.state["cities"]:
             return self.state["cities"][where]
         if where in self.state["alliances"]:
@@ -1254,7 +1254,9 @@ class Runtime(PalaceMixin, FightMixin):
                 i = int(room[4:])
                 if 0 <= i < len(self.state["p"][owner]["rooms"]):
                     return self.state["p"][owner]["rooms"][i]
-        raise Abort(f"'{where}' is not a city, room or alliance")
+        if isinstance(where, str) and where.startswith("space:"):     # a track space (spot: true)
+            return tracks.spot(self, where, {"agent": None}, create)
+        raise Abort(f"'{where}' is not a place where a piece can stand")
 
     def agent_locations(self, p) -> list:
         out = [c for c, s in self.state["cities"].items() if s["agent"] == p]
@@ -1266,7 +1268,7 @@ class Runtime(PalaceMixin, FightMixin):
     def v_place_agent(self, env, args, kw, span):
         where = args[0]
         p = kw.get("player", env.get("player"))
-        slot = self._agent_slot(where)
+        slot = self._agent_slot(where, create=True)
         if slot["agent"] is not None:
             raise Abort(f"{where} already holds an Agent", span)
         pl = self.P(p)

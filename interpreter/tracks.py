@@ -41,13 +41,37 @@ def zone_at(tr: dict, n: int):
     return None
 
 
+def space_ref(rt, ref: str):
+    """(track, n) of a space(track, n) ref; Abort for a track the pack does not declare."""
+    _, track, n = (ref.split(":") + ["", ""])[:3]
+    if track not in rt.rs.tracks or not n.lstrip("-").isdigit():
+        raise Abort(f"'{ref}' is not a space of a track")
+    return track, int(n)
+
+
 def zone_of(rt, x):
     """The zone holding a marker, or a space given as space(track, n); None outside every zone."""
     if isinstance(x, str) and x.startswith("space:"):
-        _, track, n = x.split(":")
-        return zone_at(rt.rs.tracks[track], int(n))
+        track, n = space_ref(rt, x)
+        return zone_at(rt.rs.tracks[track], n)
     track = marker_track(rt.rs, x)
     return zone_at(rt.rs.tracks[track], position(rt, x, track))
+
+
+def spot(rt, ref: str, blank: dict, create: bool) -> dict:
+    """The record of the piece standing on track space `ref` (space(track, n), a space declared
+    `spot: true`), stored as tracks[id]["spots"][n] once something stands there: `blank` (a copy)
+    until then, stored only when `create` (a piece is being put there; a read stores nothing)."""
+    _, track, n = (ref.split(":") + ["", ""])[:3]
+    spaces = rt.rs.tracks[track]["spaces"] if track in rt.rs.tracks else ()
+    if not (n.isdigit() and int(n) < len(spaces) and spaces[int(n)]["spot"]):
+        raise Abort(f"space {n} of track '{track}' is not a spot where a piece can stand (spot: true)")
+    spots = rt.state["tracks"][track].get("spots")
+    if spots is not None and n in spots:
+        return spots[n]
+    if not create:
+        return dict(blank)
+    return rt.state["tracks"][track].setdefault("spots", {}).setdefault(n, dict(blank))
 
 
 def move_along(rt, track: str, n: int, marker, span=None):

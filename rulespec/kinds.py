@@ -61,6 +61,7 @@ SPACE = _k("space", "one space of a track", {
     "on_arrival": F("effect", doc="what happens when a player reaches this space"),
     "cortigiano": F("int", doc="extra Cortigiano spaces unlocked while on or past this space"),
     "ends_game": F("bool", doc="reaching this space triggers the end of the game"),
+    "spot": F("bool", doc="a piece may stand on this space: place_agent(space(TRACK, n)), agent_at, agent_spots"),
 })
 
 ROOM = _k("room", "one Room of a Palace, in clockwise order", {

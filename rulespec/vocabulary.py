@@ -38,7 +38,7 @@ GLOBALS = {
     "patronage_bonuses": ("set:any", "Patronage bonuses not yet taken"),
     "neutral_cities": ("set:city", "cities with no control disc"),
     "indulgence_cards": ("set:card", "Indulgence cards left in their stack"),
-    "agent_spots": ("set:any", "every City, Palace Room and Alliance: where an Agent can stand"),
+    "agent_spots": ("set:any", "every City, Palace Room and Alliance, and every track space declared `spot: true`: where an Agent can stand"),
 }
 
 FUNCTIONS: dict[str, Sig] = {
@@ -70,7 +70,7 @@ FUNCTIONS: dict[str, Sig] = {
     "bottom": Sig(("any", "symbol"), "number", "how many of a symbol the bottom of one card or tile shows"),
     "owns": Sig(("player", "any"), "bool", "the player owns this card/tile (or one of this type)"),
     "owned": Sig(("player", "str"), "set:any", "the player's cards/tiles of a type (notable, title, city...)"),
-    "agent_at": Sig(("any",), "player?", "whose Agent is on a city, room or alliance"),
+    "agent_at": Sig(("any",), "player?", "whose Agent is on a city, room, alliance or track space (space(t, n))"),
     "troops_at": Sig(("city", "player"), "number", "a player's troops in (or in front of) a city", 1),
     "holder": Sig(("alliance",), "player?", "who holds an alliance"),
     "option": Sig(("str",), "any", "the value of a rule option"),
@@ -179,8 +179,8 @@ VERBS: dict[str, Sig] = {
     "place_troop": Sig(("city",), "none", "recruit a troop into a city"),
     "move_troop": Sig(("city", "city"), "none", "move one troop (stops and besieges at a foreign city)"),
     "remove_troop": Sig(("city", "player"), "none", "remove a troop to its owner's reserve", 1),
-    "place_agent": Sig(("any",), "none", "place or move the player's Agent to a city, room or alliance"),
-    "remove_agent": Sig(("any",), "none", "remove an Agent from a city, room or alliance"),
+    "place_agent": Sig(("any",), "none", "place or move the player's Agent to a city, room, alliance or track space declared `spot: true` (space(t, n))"),
+    "remove_agent": Sig(("any",), "none", "remove an Agent from a city, room, alliance or track space"),
     "advance": Sig(("track", "number"), "none", "move the player's disc along a track", 1),
     "move_along": Sig(("track", "number"), "none", "move a shared marker n spaces along its track, back when n < 0, stopping at either end: move_along(t, -2, marker: m)"),
     "take_war_token": Sig(("number",), "none", "take +1 War Bonus tokens from the supply", 1),

@@ -197,3 +197,71 @@ def test_the_pack_validates_clean():
     from validator.static import validate_pack
     report = validate_pack(PACKS / "sides_min")
     assert [(d.code, d.message) for d in report.diagnostics] == []
+
+
+# ------------------------------------------------------------------ a track space as an Agent spot
+def test_an_agent_can_stand_on_a_spot_space(engine):
+    s = engine.new_game(SEATS, seed=1)
+    assert "space:favour:3" in _expr(engine, s, "agent_spots")
+    assert _expr(engine, s, "agent_at(space(favour, 3))") is None
+    assert "spots" not in s["tracks"]["favour"]            # a read stores nothing
+    agents = s["p"]["red"]["agents_available"]
+    s = engine.apply(s, "option Send an envoy")
+    assert s["tracks"]["favour"]["spots"] == {"3": {"agent": "red"}}
+    assert s["p"]["red"]["agents_available"] == agents - 1
+    assert _expr(engine, s, "agent_at(space(favour, 3))") == "red"
+    assert _expr(engine, s, "agent_count(space(favour, 3))") == 1
+    rt = engine.runtime(s)
+    rt.v_remove_agent({"player": "red"}, ["space:favour:3"], {}, None)
+    assert s["tracks"]["favour"]["spots"] == {"3": {"agent": None}}
+    assert s["p"]["red"]["agents_available"] == agents
+
+
+def test_a_space_that_is_not_a_spot_holds_no_agent(engine):
+    s = engine.new_game(SEATS, seed=1)
+    rt = engine.runtime(s)
+    before = repr(s)
+    for ref in ("space:favour:2", "space:favour:9", "space:nowhere:1"):
+        with pytest.raises(Abort) as e:
+            rt.v_place_agent({"player": "red"}, [ref], {}, None)
+        assert "not a spot" in str(e.value)
+        assert _expr(engine, s, f"agent_at(\"{ref}\")") is None
+    assert repr(s) == before
+
+
+def test_zone_of_a_bad_space_is_refused_with_a_reason(engine):
+    s = engine.new_game(SEATS, seed=1)
+    rt = engine.runtime(s)
+    for ref in ("space:", "space:nowhere:1", "space:favour:x"):
+        with pytest.raises(Abort) as e:
+            rt.f_zone_of(ref)
+        assert "is not a space of a track" in str(e.value)
+    with pytest.raises(Abort) as e:
+        rt.f_zone_of("red")
+    assert "not a marker" in str(e.value)
+
+
+def test_an_overlay_shares_a_track_and_names_its_zones_in_rules(make_pack):
+    """The .rules spelling: `modify track T { markers: shared  zone Z { from; to } }`."""
+    folder = make_pack("shared_overlay", {
+        "pack.yaml": "id: shared_overlay\nname: Shared overlay\nversion: 0.1.0\nextends: sides_min\n",
+        "rules/more.rules": """
+            modify track patronage {
+              markers: shared
+              zone low { from: 0; to: 1 }
+            }
+
+            marker seal "The seal" {
+              track: patronage
+              owner: league
+              start: 2
+            }
+            """})
+    from validator.static import validate_pack
+    assert [d.code for d in validate_pack(folder).diagnostics if d.severity == "error"] == []
+    eng = Engine(load_pack(folder, [PACKS]))
+    s = eng.new_game(SEATS, seed=1)
+    assert s["tracks"]["patronage"] == {"pos": {"seal": 2}}
+    assert _expr(eng, s, "zone_of(seal)") is None             # space 2: in no zone
+    eng.runtime(s).v_move_along({"player": "red"}, ["patronage", -1], {"marker": "seal"}, None)
+    assert _expr(eng, s, "zone_of(seal)") == "low" and _expr(eng, s, "position(seal)") == 1
