@@ -4,13 +4,16 @@ Built by `initial_state(ruleset, colours, seed, options)` from the pack's setup.
 palaces; everything the game does afterwards goes through Runtime primitives. Layout:
 
   players          seat order (colour ids); turn_order: current order
-  p[colour]        florins, troops_reserve, agents_available, agents_total, war_tokens,
+  p[side]          (the players, then the factions: sides that do not play, interpreter/sides.py)
+                   florins, troops_reserve, agents_available, agents_total, war_tokens,
                    trophies, marker (room index or None), rooms[{card, impr, indulgence, agent, used}],
                    court[{side, open, card, exhausted}] (Cortigiano spaces), tiles[{id, exhausted}],
                    outside[card ids] (Patronage bonuses kept outside the Palace), vars{}
   cities[id]       controller, troops{colour: n}, besiegers{colour: n}, agent, cathedral
   alliances[id]    holder, agent, used
-  tracks[id]       pos{colour: space}, seq{colour: arrival number} (stack order inside a space)
+  tracks[id]       pos{colour: space}, seq{colour: arrival number} (stack order inside a space);
+                   a `markers: shared` track: pos{marker: space} (interpreter/tracks.py); a track
+                   with `spot: true` spaces: spots{n: {agent}} once a piece stood there
   supply           notables{type: [card ids]}, tiles[ids], indulgences, war_tokens, bonuses[ids], cathedrals
   vm               frames, pending (see interpreter.vm)
   rng, year, phase, ending, over, seq, log_tail
@@ -216,16 +219,15 @@ def state_problem(state, rs=None, deep: bool = False) -> str:
         if blocks is not None and not (0 <= fr["b"] < len(blocks) and 0 <= fr["pc"] <= len(blocks[fr["b"]])):
             return "a frame of 'vm' points outside the pack's rules"
     numbers = ("florins", "troops_reserve", "agents_available", "agents_total", "war_tokens")
-    for c in players:
-        rec = p[c]
+    for c, rec in p.items():            # every side: the players, then the factions
+        who = "player" if c in players else "side"
+        if type(rec) is not dict:
+            return f"the record of {who} {c} is damaged"
         if any(k in rec and not _is_int(rec[k]) for k in numbers):
-            return f"a number of player {c} is not a whole number"
+            return f"a number of {who} {c} is not a whole number"
         for k in ("rooms", "court", "tiles", "outside", "trophies"):
             if k in rec and not isinstance(rec[k], list):
-                return f"'{k}' of player {c} must be a list"
-    for sid, rec in p.items():          # every side, players or not
-        if type(rec) is not dict:
-            return f"the record of side {sid} is damaged"
+                return f"'{k}' of {who} {c} must be a list"
     for cid, rec in state["cities"].items():
         if not isinstance(rec, dict) or not isinstance(rec.get("troops", {}), dict) \
                 or not isinstance(rec.get("besiegers", {}), dict):
