@@ -360,7 +360,8 @@ class ConstraintChecker:
                 return          # nothing any constraint ever read differs (most moves)
         todo = []
         for c in self.constraints:
-            players = st["players"] if c["scope"] == "player" else (None,)
+            scope = c["scope"]      # player: the seated sides; side: every side (factions too)
+            players = st["players"] if scope == "player" else list(st["p"]) if scope == "side" else (None,)
             targets = players if changes is None else self.reads[c["id"]].targets(players, changes)
             if targets:
                 todo.append((c, targets))

@@ -89,6 +89,8 @@ class Ruleset:
     dice: dict = field(default_factory=dict)                 # die id -> its faces, in order
     world: object = None                                     # rulespec.world.World of the pack
     slots: dict = field(default_factory=dict)                # (type, field) -> world_store.Slot or None
+    sides: dict = field(default_factory=dict)      # side id -> {plays, commanded_by} (interpreter/sides.py)
+    markers: dict = field(default_factory=dict)    # shared marker id -> {track, owner, start} (interpreter/tracks.py)
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -272,10 +274,31 @@ class Ruleset:
             spaces.append({"points": self.fn(sp, "points", default=_const(0)), "cost": self.fn(sp, "cost"),
                            "on_arrival": self.fn(sp, "on_arrival"),
                            "cortigiano": int(self.static(sp, "cortigiano", 0) or 0),
-                           "ends_game": bool(self.static(sp, "ends_game", False))})
+                           "ends_game": bool(self.static(sp, "ends_game", False)),
+                           "spot": bool(self.static(sp, "spot", False))})
         self.tracks[d.id] = {"id": d.id, "spaces": spaces, "measures": self.fn(d, "measures"),
                              "max_steps_per_year": self.static(d, "max_steps_per_year"),
-                             "leader_bonus": int(self.static(d, "leader_bonus", 0) or 0), "decl": d}
+                             "leader_bonus": int(self.static(d, "leader_bonus", 0) or 0), "decl": d,
+                             "shared": self.static(d, "markers") == "shared",
+                             "zones": [(z.id, self.static(z, "from"), self.static(z, "to")) for z in d.sub("zone")]}
+
+    def _k_side(self, d):
+        self.sides[d.id] = {"plays": self.static(d, "plays", True) is not False,
+                            "commanded_by": self.fn(d, "commanded_by", default=_const(None)), "decl": d}
+
+    @cached_property
+    def spot_refs(self) -> list:
+        """The track spaces a piece may stand on (`spot: true`), as space(track, n) refs."""
+        return [f"space:{t}:{n}" for t, tr in self.tracks.items() for n, sp in enumerate(tr["spaces"]) if sp["spot"]]
+
+    @cached_property
+    def factions(self) -> list:
+        """The sides that do not play, in declaration order."""
+        return [s for s, side in self.sides.items() if not side["plays"]]
+
+    def _k_marker(self, d):
+        self.markers[d.id] = {"track": self.static(d, "track"), "owner": self.static(d, "owner"),
+                              "start": int(self.static(d, "start", 0) or 0)}
 
     def _k_palace(self, d):
         rooms = []

@@ -15,7 +15,7 @@ from rulespec import limits
 from rulespec.board import Board
 from rulespec.errors import RuleFault
 
-from . import costs, events, payment, world_store
+from . import costs, events, payment, tracks, world_store
 from .fight import FightMixin
 from .palace import PalaceMixin, rooms_ahead
 from .state import type_of
@@ -158,6 +158,9 @@ class Runtime(PalaceMixin, FightMixin):
     def g_players(self, env):
         return list(self.state["turn_order"])
 
+    def g_sides(self, env):
+        return list(self.state["p"])
+
     def g_opponents(self, env):
         me = env.get("player")
         return [p for p in self.state["turn_order"] if p != me]
@@ -204,7 +207,7 @@ class Runtime(PalaceMixin, FightMixin):
         out = list(self.state["cities"])
         for p in self.state["players"]:
             out += self.a_player_rooms(p)
-        return out + list(self.state["alliances"])
+        return out + list(self.state["alliances"]) + self.rs.spot_refs      # + track spaces (spot: true)
 
     # ------------------------------------------------------------ player attributes
     def a_player_colour(self, p):
@@ -272,7 +275,7 @@ class Runtime(PalaceMixin, FightMixin):
 
     # ------------------------------------------------------------ cards, tiles, alliances
     def owner_of(self, x):
-        for p in self.state["players"]:
+        for p in self.state["p"]:          # any side: players first (seat order), then factions
             if x in self.a_player_cards(p) or x in self.a_player_tiles(p) or x in self.P(p)["outside"]:
                 return p
         return None
@@ -416,6 +419,11 @@ class Runtime(PalaceMixin, FightMixin):
                 if d is not None:
                     return self.rs.static(d, name)
             if obj in self.state["p"]:
+                if name in ("commanded_by", "plays"):       # of the side's declaration, if any
+                    side = self.rs.sides.get(obj)
+                    if name == "plays":
+                        return obj in self.state["players"]
+                    return side["commanded_by"](self, env) if side is not None else None
                 return self.P(obj)["vars"].get(name, self.rs.player_vars.get(name, 0))
         return None
 
@@ -594,6 +602,8 @@ class Runtime(PalaceMixin, FightMixin):
 
     def f_standings(self, track):
         st = self.state["tracks"][track]
+        if self.rs.tracks[track]["shared"]:
+            raise Abort(f"track '{track}' has shared markers, not a disc per player: no standings")
         return sorted(self.state["players"], key=lambda p: (-st["pos"].get(p, 0), -st["seq"].get(p, 0)))
 
     def f_owner_of(self, x):
@@ -690,8 +700,11 @@ class Runtime(PalaceMixin, FightMixin):
             v += -1 if s["agent"] == p else (1 if s["controller"] is None else 0)
         return v
 
-    def f_position(self, p, track):
-        return self.state["tracks"][track]["pos"].get(p, 0)
+    def f_position(self, p, track=None):
+        return tracks.position(self, p, track)
+
+    def f_zone_of(self, x):
+        return tracks.zone_of(self, x)
 
     def f_steps_left(self, p, track):
         """Spaces still allowed this Year by the track's max_steps_per_year (steps taken are
@@ -861,7 +874,7 @@ class Runtime(PalaceMixin, FightMixin):
 
     # ------------------------------------------------------------ verbs
     def verb(self, name, env, args, kwargs, span):
-        m = getattr(self, "v_" + name, None)
+        m = getattr(self, "v_" + name, None) or getattr(self, "i_" + name, None)
         if m is not None:
             return m(env, args, kwargs, span)
         if name in self.rs.procedures:
@@ -887,7 +900,8 @@ class Runtime(PalaceMixin, FightMixin):
             raise Abort(f"{c.decl.kind} {c.id} cannot be used now", c.decl.span)
         return c.effect, local
 
-    def v_run_block(self, env, args, kw, span):
+    # internal instructions (interpreter/ruleset.py emits them; no pack can call them)
+    def i_run_block(self, env, args, kw, span):
         return args[0], dict(env)
 
     def v_perform(self, env, args, kw, span):
@@ -1204,7 +1218,7 @@ class Runtime(PalaceMixin, FightMixin):
                 return
         raise Abort(f"{p} has no troop at {c}", span)
 
-    def _agent_slot(self, where):
+    def _agent_slot(self, where, create=False):
         if where in self.state["cities"]:
             return self.state["cities"][where]
         if where in self.state["alliances"]:
@@ -1215,7 +1229,9 @@ class Runtime(PalaceMixin, FightMixin):
                 i = int(room[4:])
                 if 0 <= i < len(self.state["p"][owner]["rooms"]):
                     return self.state["p"][owner]["rooms"][i]
-        raise Abort(f"'{where}' is not a city, room or alliance")
+        if isinstance(where, str) and where.startswith("space:"):     # a track space (spot: true)
+            return tracks.spot(self, where, {"agent": None}, create)
+        raise Abort(f"'{where}' is not a place where a piece can stand")
 
     def agent_locations(self, p) -> list:
         out = [c for c, s in self.state["cities"].items() if s["agent"] == p]
@@ -1227,7 +1243,7 @@ class Runtime(PalaceMixin, FightMixin):
     def v_place_agent(self, env, args, kw, span):
         where = args[0]
         p = kw.get("player", env.get("player"))
-        slot = self._agent_slot(where)
+        slot = self._agent_slot(where, create=True)
         if slot["agent"] is not None:
             raise Abort(f"{where} already holds an Agent", span)
         pl = self.P(p)
@@ -1254,6 +1270,8 @@ class Runtime(PalaceMixin, FightMixin):
         tr = self.rs.tracks.get(track)
         if tr is None:
             raise Abort(f"no track '{track}'", span)
+        if tr["shared"]:
+            raise Abort(f"track '{track}' has shared markers: move one with move_along({track}, n, marker: M)", span)
         st = self.state["tracks"][track]
         top = len(tr["spaces"]) - 1
         old = st["pos"].get(p, 0)
@@ -1272,6 +1290,14 @@ class Runtime(PalaceMixin, FightMixin):
             sp = tr["spaces"][new]
             if sp["on_arrival"] is not None:
                 return sp["on_arrival"], {"player": p}
+
+    def v_move_along(self, env, args, kw, span):
+        track = args[0]
+        new = tracks.move_along(self, track, args[1], kw.get("marker"), span)
+        if new is not None:
+            arrival = self.rs.tracks[track]["spaces"][new]["on_arrival"]
+            if arrival is not None:
+                return arrival, {"player": kw.get("player", env.get("player"))}
 
     def v_take_war_token(self, env, args, kw, span):
         n = int(args[0] if args else 1)
@@ -1337,13 +1363,13 @@ class Runtime(PalaceMixin, FightMixin):
             raise Abort(f"no phase '{args[0]}'", span)
         return ph["block"], {"player": None}
 
-    def v_begin_phase(self, env, args, kw, span):
+    def i_begin_phase(self, env, args, kw, span):
         self.state["phase"] = args[0]
         self.state["marks"] = []
         self.state["fresh"] = []
         self.state.pop("leftover", None)
 
-    def v_end_phase(self, env, args, kw, span):
+    def i_end_phase(self, env, args, kw, span):
         self.state["marks"] = []
         self.state["fresh"] = []
         self.state.pop("leftover", None)

@@ -4,13 +4,16 @@ Built by `initial_state(ruleset, colours, seed, options)` from the pack's setup.
 palaces; everything the game does afterwards goes through Runtime primitives. Layout:
 
   players          seat order (colour ids); turn_order: current order
-  p[colour]        florins, troops_reserve, agents_available, agents_total, war_tokens,
+  p[side]          (the players, then the factions: sides that do not play, interpreter/sides.py)
+                   florins, troops_reserve, agents_available, agents_total, war_tokens,
                    trophies, marker (room index or None), rooms[{card, impr, indulgence, agent, used}],
                    court[{side, open, card, exhausted}] (Cortigiano spaces), tiles[{id, exhausted}],
                    outside[card ids] (Patronage bonuses kept outside the Palace), vars{}
   cities[id]       controller, troops{colour: n}, besiegers{colour: n}, agent, cathedral
   alliances[id]    holder, agent, used
-  tracks[id]       pos{colour: space}, seq{colour: arrival number} (stack order inside a space)
+  tracks[id]       pos{colour: space}, seq{colour: arrival number} (stack order inside a space);
+                   a `markers: shared` track: pos{marker: space} (interpreter/tracks.py); a track
+                   with `spot: true` spaces: spots{n: {agent}} once a piece stood there
   supply           notables{type: [card ids]}, tiles[ids], indulgences, war_tokens, bonuses[ids], cathedrals
   vm               frames, pending (see interpreter.vm)
   rng, year, phase, ending, over, seq, log_tail
@@ -24,6 +27,8 @@ import json
 from rulespec.board import Board
 from rulespec.errors import RulespecError
 from rulespec.world import GAME, SIDE
+
+from . import sides, tracks
 
 
 FORMAT = 1
@@ -62,6 +67,7 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
     if allowed and (len(set(colours)) != len(colours) or not set(colours) <= set(allowed)):
         raise RulespecError(f"{n}-player games are played with {', '.join(allowed)} (setup.yaml), "
                             f"not {', '.join(map(str, colours))}", code="RS123")
+    factions = sides.factions(rs, colours)
     board = Board.from_pack_data(pack.data["map"].data, setup, n)
     col_defs = {c["id"]: c for c in setup.get("colours", [])}
     st = {
@@ -108,17 +114,24 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
         "war_tokens": _supply_count(rs, "war_tokens"),
     }
     for tr in rs.tracks:
+        if rs.tracks[tr]["shared"]:
+            st["tracks"][tr] = tracks.initial(rs, tr)
+            continue
         st["tracks"][tr] = {"pos": {c: 0 for c in colours}, "seq": {c: i for i, c in enumerate(reversed(colours))},
                             "year_steps": {}}       # player -> [year, spaces advanced that Year]
-    for c in colours:
+    # the players' records, then the factions' (sides that do not play: interpreter/sides.py),
+    # built alike from their `colours:` entries; a faction has no Palace
+    for c in list(colours) + factions:
+        seated = c not in factions
         cd = col_defs.get(c, {})
-        pal = rs.palaces.get(c) or next(iter(rs.palaces.values()), {"rooms": [], "left": 1, "right": 2, "max": 6})
+        pal = (rs.palaces.get(c) or next(iter(rs.palaces.values()), {"rooms": [], "left": 1, "right": 2, "max": 6})) \
+            if seated else None
         # 6 Cortigiano spaces: the printed ones are open, the shaded ones open with Titles,
         # bonuses or the 5-City space (and close again when that is lost)
         court = ([{"side": "left", "open": i < pal["left"], "shaded": i >= pal["left"], "card": None, "exhausted": False}
                   for i in range(3)] +
                  [{"side": "right", "open": i < pal["right"], "shaded": i >= pal["right"], "card": None, "exhausted": False}
-                  for i in range(3)])
+                  for i in range(3)]) if seated else []
         st["p"][c] = {
             "florins": int(cd.get("florins_start", 1)),
             "troops_reserve": int(cd.get("troops_total", 6)),
@@ -127,7 +140,7 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
             "agents_max": int(cd.get("agents_max", 5)),
             "war_tokens": 0, "trophies": [], "marker": None, "last_room": None,
             "rooms": [{"card": None, "impr": None, "indulgence": None, "agent": None, "used": {}}
-                      for _ in pal["rooms"]],
+                      for _ in (pal["rooms"] if seated else ())],
             "court": court, "tiles": [], "outside": [], "vars": {},
             "starting_cities": [sc["city"] if isinstance(sc, dict) else sc for sc in cd.get("starting_cities", [])],
         }
@@ -210,6 +223,10 @@ def state_problem(state, rs=None, deep: bool = False) -> str:
     pack = state.get("pack")
     if rs is not None and type(pack) is dict and pack.get("id") not in (None, rs.pack.id):
         return f"it is a state of pack '{pack.get('id')}'"
+    if rs is not None and rs.factions:
+        problem = sides.problem(state, rs)
+        if problem:
+            return problem
     vm = state.get("vm")
     if type(vm) is not dict or type(vm.get("frames")) is not list:
         return "'vm' must hold the running rules ('frames')"
@@ -233,13 +250,15 @@ def state_problem(state, rs=None, deep: bool = False) -> str:
         if blocks is not None and not (0 <= fr["b"] < len(blocks) and 0 <= fr["pc"] <= len(blocks[fr["b"]])):
             return "a frame of 'vm' points outside the pack's rules"
     numbers = ("florins", "troops_reserve", "agents_available", "agents_total", "war_tokens")
-    for c in players:
-        rec = p[c]
+    for c, rec in p.items():            # every side: the players, then the factions
+        who = "player" if c in players else "side"
+        if type(rec) is not dict:
+            return f"the record of {who} {c} is damaged"
         if any(k in rec and not _is_int(rec[k]) for k in numbers):
-            return f"a number of player {c} is not a whole number"
+            return f"a number of {who} {c} is not a whole number"
         for k in ("rooms", "court", "tiles", "outside", "trophies"):
             if k in rec and not isinstance(rec[k], list):
-                return f"'{k}' of player {c} must be a list"
+                return f"'{k}' of {who} {c} must be a list"
     for cid, rec in state["cities"].items():
         if not isinstance(rec, dict) or not isinstance(rec.get("troops", {}), dict) \
                 or not isinstance(rec.get("besiegers", {}), dict):

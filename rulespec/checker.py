@@ -12,6 +12,7 @@ import re
 from . import ast as A
 from . import limits
 from . import prompts
+from . import side_checks
 from .errors import Diagnostic, Span, did_you_mean, source_line_at
 from .kinds import KINDS, WORLD_KINDS, KindSpec
 from .pack import Decl, Pack
@@ -24,7 +25,8 @@ KIND_TYPES = {"symbol": "symbol", "action": "action", "card": "card", "tile": "t
               "alliance": "alliance", "track": "track", "procedure": "procedure", "table": "table",
               "option": "option", "war_bonus": "war_bonus", "ability": "ability", "colour": "colour",
               "palace": "palace", "component": "component", "scoring": "scoring",
-              "constraint": "constraint", "end_condition": "end_condition", "phase": "phase", "game": "game"}
+              "constraint": "constraint", "end_condition": "end_condition", "phase": "phase", "game": "game",
+              "side": "player"}
 
 
 # the root of a `shuffle` path that is a store of the state rather than a value: supply.KEY
@@ -59,6 +61,8 @@ def _compatible(actual: str, expected: str) -> bool:
     if e == "cost" and a in ("symbol", "cost", "number"):
         return True
     if e in ("procedure", "action") and a in ("procedure", "action"):
+        return True
+    if {a, e} == {"colour", "player"}:       # a colour is a side, seated or not
         return True
     return False
 
@@ -122,6 +126,7 @@ class Checker:
         for colour in self.colours():
             self.names.setdefault(colour, "colour")
             self.name_kind.setdefault(colour, "colour")
+        side_checks.collect_names(self)
 
     def colours(self) -> list:
         s = self.pack.data.get("setup")
@@ -135,6 +140,8 @@ class Checker:
         return []
 
     def ids_of(self, kind: str) -> list:
+        if kind == "side":
+            return self.colours() + [str(i) for (k, i) in self.pack.decls if k == "side"]
         if kind == "colour":
             return self.colours() + [str(i) for (k, i) in self.pack.decls if k == "colour"]
         if kind in ("city", "sea"):
@@ -151,6 +158,7 @@ class Checker:
                           did_you_mean(decl.kind, KINDS) or "known kinds: " + ", ".join(sorted(KINDS)))
                 continue
             self.check_decl(decl, spec)
+        side_checks.check(self)
         return self.out
 
     def formula_type(self, decl: Decl) -> str:
@@ -772,6 +780,8 @@ class Checker:
             if method is not None:
                 self.referenced.add(("formula", str(method.id)))
                 return self.formula_type(method)
+            if base == "player" and e.name in side_checks.SIDE_FIELDS:     # red.commanded_by
+                return side_checks.SIDE_FIELDS[e.name]
             # declared objects also expose their fields
             if base in KINDS and e.name in KINDS[base].fields:
                 return "any"

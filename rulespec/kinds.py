@@ -63,6 +63,7 @@ SPACE = _k("space", "one space of a track", {
     "on_arrival": F("effect", doc="what happens when a player reaches this space"),
     "cortigiano": F("int", doc="extra Cortigiano spaces unlocked while on or past this space"),
     "ends_game": F("bool", doc="reaching this space triggers the end of the game"),
+    "spot": F("bool", doc="a piece may stand on this space: place_agent(space(TRACK, n)), agent_at, agent_spots"),
 })
 
 ROOM = _k("room", "one Room of a Palace, in clockwise order", {
@@ -88,6 +89,11 @@ ZONE_ENTRY = _k("entry", "fields every entry of the zone keeps (reset when the t
 WORLD_KINDS = ("kind", "field", "record", "zone", "enum")
 """Declarations that describe the world rather than rules: their ids are not values in
 expressions (rulespec.world resolves them; the checker reads fields through it)."""
+
+TRACK_ZONE = _k("zone", "a named range of spaces of a track, from `from` to `to` (both included): `zone_of(marker)` gives its id", {
+    "from": F("int", True, "the first space of the zone (0 = the track's first space)"),
+    "to": F("int", True, "the last space of the zone (included)"),
+})
 
 KINDS: dict[str, KindSpec] = {k.name: k for k in [
     _k("game", "the game itself: player counts, flow, limits", {
@@ -184,9 +190,21 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "max_steps_per_year": F("int", doc="how far a player may advance in one Year"),
         "leader_bonus": F("int", doc="PP for the player(s) furthest along"),
         "stacking": F("enum:top|bottom", doc="where an arriving disc goes in a stack"),
-    }, {"space": SPACE}),
+        "markers": F("enum:per_side|shared", doc="per_side (the default): one disc per player, moved by `advance`; "
+                                                 "shared: the `marker` declarations on the track, moved both ways by `move_along`"),
+    }, {"space": SPACE, "zone": TRACK_ZONE}),
+    _k("side", "a side of the game: a player colour, or a faction that does not play (`plays: false`) but can "
+               "control cities and own pieces, cards and tiles; its starting pieces come from its `colours:` entry in setup.yaml", {
+        "plays": F("bool", doc="true (the default): a colour players may take; false: a faction, never seated, never in `players`"),
+        "commanded_by": F("expr:player?", doc="the side that gives the faction's orders now (none: nobody), read as `SIDE.commanded_by`"),
+    }, id_is_referenced=False),
+    _k("marker", "a marker shared by every player on a `markers: shared` track, moved both ways by `move_along(track, n, marker: M)`", {
+        "track": F("ref:track", True, "the track it moves on"),
+        "owner": F("ref:side", doc="the side whose marker it is (a colour or a declared side)"),
+        "start": F("int", doc="its space at the start of the game (default 0)"),
+    }),
     _k("constraint", "an invariant the interpreter enforces after every move", {
-        "scope": F("enum:player|game|city", doc="what the check is quantified over"),
+        "scope": F("enum:player|side|game|city", doc="what the check is quantified over: player (each seated player), side (each side, factions too: the side is `player` in the check), game"),
         "check": F("expr:bool", True, "must hold"),
         "message": F("str", True, "shown when a move would break it"),
     }),

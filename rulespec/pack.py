@@ -49,7 +49,7 @@ DEFAULT_LANGUAGE = 1
 
 # YAML collections that become declarations: top-level key -> (kind, {sub-list key: sub-block kind})
 YAML_COLLECTIONS = {
-    "tracks": ("track", {"spaces": "space"}),
+    "tracks": ("track", {"spaces": "space", "zones": "zone"}),
     "palaces": ("palace", {"rooms": "room"}),
     "components": ("component", {}),
 }
@@ -532,6 +532,8 @@ class _Loader:
         evidence = body.get("evidence") if isinstance(body.get("evidence"), dict) else {}
         for fname, raw in body.items():
             fpath = path + (fname,)
+            if fname == "id" and raw == id_:     # a list item's id: the sub-block's key
+                continue
             if fname in subs and isinstance(raw, list):
                 sub_kind = subs[fname]
                 for i, item in enumerate(raw):

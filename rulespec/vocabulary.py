@@ -24,6 +24,7 @@ class Sig:
 GLOBALS = {
     "player": ("player", "the player whose decision or turn it is"),
     "players": ("set:player", "all players, in turn order"),
+    "sides": ("set:player", "every side: the players in seat order, then the factions (`side X { plays: false }`) in declaration order"),
     "opponents": ("set:player", "all players except `player`"),
     "cities": ("set:city", "the cities in play"),
     "seas": ("set:sea", "the seas"),
@@ -37,7 +38,7 @@ GLOBALS = {
     "patronage_bonuses": ("set:any", "Patronage bonuses not yet taken"),
     "neutral_cities": ("set:city", "cities with no control disc"),
     "indulgence_cards": ("set:card", "Indulgence cards left in their stack"),
-    "agent_spots": ("set:any", "every City, Palace Room and Alliance: where an Agent can stand"),
+    "agent_spots": ("set:any", "every City, Palace Room and Alliance, and every track space declared `spot: true`: where an Agent can stand"),
 }
 
 FUNCTIONS: dict[str, Sig] = {
@@ -61,14 +62,15 @@ FUNCTIONS: dict[str, Sig] = {
     "ports_reachable": Sig(("city",), "set:city", "ports reachable by sea from a port"),
     # state queries
     "modified_value": Sig(("city", "player"), "number", "base value -1 for the player's Agent, +1 for another's"),
-    "position": Sig(("player", "track"), "number", "a player's space on a track"),
+    "position": Sig(("any", "track"), "number", "a side's space on a track, or a shared marker's (its track may be left out: position(m))", 1),
+    "zone_of": Sig(("any",), "track_zone?", "the zone of a track (`zone Z { from: a; to: b }` in the track) that holds a shared marker or a space (space(track, n)); none outside every zone"),
     "steps_left": Sig(("player", "track"), "number",
                       "how many more spaces the player may advance on a track this Year (its max_steps_per_year; 99 without one)"),
     "symbols_owned": Sig(("player", "symbol"), "number", "symbols on all the player's cards and tiles, either side"),
     "bottom": Sig(("any", "symbol"), "number", "how many of a symbol the bottom of one card or tile shows"),
     "owns": Sig(("player", "any"), "bool", "the player owns this card/tile (or one of this type)"),
     "owned": Sig(("player", "str"), "set:any", "the player's cards/tiles of a type (notable, title, city...)"),
-    "agent_at": Sig(("any",), "player?", "whose Agent is on a city, room or alliance"),
+    "agent_at": Sig(("any",), "player?", "whose Agent is on a city, room, alliance or track space (space(t, n))"),
     "troops_at": Sig(("city", "player"), "number", "a player's troops in (or in front of) a city", 1),
     "holder": Sig(("alliance",), "player?", "who holds an alliance"),
     "option": Sig(("str",), "any", "the value of a rule option"),
@@ -163,9 +165,10 @@ VERBS: dict[str, Sig] = {
     "place_troop": Sig(("city",), "none", "recruit a troop into a city"),
     "move_troop": Sig(("city", "city"), "none", "move one troop (stops and besieges at a foreign city)"),
     "remove_troop": Sig(("city", "player"), "none", "remove a troop to its owner's reserve", 1),
-    "place_agent": Sig(("any",), "none", "place or move the player's Agent to a city, room or alliance"),
-    "remove_agent": Sig(("any",), "none", "remove an Agent from a city, room or alliance"),
+    "place_agent": Sig(("any",), "none", "place or move the player's Agent to a city, room, alliance or track space declared `spot: true` (space(t, n))"),
+    "remove_agent": Sig(("any",), "none", "remove an Agent from a city, room, alliance or track space"),
     "advance": Sig(("track", "number"), "none", "move the player's disc along a track", 1),
+    "move_along": Sig(("track", "number"), "none", "move a shared marker n spaces along its track, back when n < 0, stopping at either end: move_along(t, -2, marker: m)"),
     "take_war_token": Sig(("number",), "none", "take +1 War Bonus tokens from the supply", 1),
     "take_indulgence": Sig((), "none", "put an Indulgence card on the current Room"),
     "rid_indulgence": Sig(("any",), "none", "remove an Indulgence from a Room"),
@@ -191,9 +194,6 @@ VERBS: dict[str, Sig] = {
     "use_bottom": Sig(("any",), "none", "the card's bottom can pay nothing else in this action"),
     "play_phase": Sig(("phase",), "none", "play a phase: before, each player in turn order, after; then end conditions"),
     "check_end": Sig(("str",), "none", "check the end conditions declared for this moment"),
-    "begin_phase": Sig(("str",), "none", "(used by play_phase) a phase starts: flags clear"),
-    "end_phase": Sig(("str",), "none", "(used by play_phase) a phase ends: flags clear, end conditions checked"),
-    "run_block": Sig(("any",), "none", "(internal) run a compiled block"),
 }
 
 # Bare names with a fixed meaning (sides, deck types, tile types...), usable as values.
