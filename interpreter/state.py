@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-from rulespec.board import Board
+from rulespec.board import board_for
 from rulespec.errors import RulespecError
 
 
@@ -59,7 +59,7 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
     if allowed and (len(set(colours)) != len(colours) or not set(colours) <= set(allowed)):
         raise RulespecError(f"{n}-player games are played with {', '.join(allowed)} (setup.yaml), "
                             f"not {', '.join(map(str, colours))}", code="RS123")
-    board = Board.from_pack_data(pack.data["map"].data, setup, n)
+    board = board_for(pack, setup, n)
     col_defs = {c["id"]: c for c in setup.get("colours", [])}
     st = {
         "format": FORMAT,

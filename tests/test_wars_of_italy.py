@@ -109,8 +109,8 @@ def test_game_is_two_players(pack):
 
 def test_twenty_one_round_end_condition(pack):
     ec = pack.get("end_condition", "twenty_one_rounds")
-    assert unparse.value(ec.get("check")) == "year >= 21"
-    assert unparse.value(ec.get("at")) == "end_of_year"
+    assert unparse.value(ec.get("check")) == "round >= 21"
+    assert unparse.value(ec.get("at")) == "end_of_round"
     assert unparse.value(ec.get("then")) == "immediately"
 
 
@@ -196,7 +196,7 @@ def test_france_holding_naples_ends_the_game_and_wins(engine):
     s["cities"]["naples"]["controller"] = "blue"
     rt = engine.runtime(s)
     ec = next(e for e in engine.rs.end_conditions if e["id"] == "france_holds_naples")
-    assert ec["at"] == "end_of_year" and ec["then"] == "immediately"
+    assert ec["at"] == "end_of_round" and ec["then"] == "immediately"
     assert ec["check"](rt, {"player": None})
     assert engine.scores(s)["blue"]["automatic_victory"] == 100
     assert engine.winners(s) == ["blue"]
