@@ -12,8 +12,9 @@ import marshal
 from functools import lru_cache
 
 from rulespec.errors import RULE_ERRORS, Diagnostic, RuleFault, RulespecError, Span, source_line_at
+from rulespec import flow
 from rulespec.pack import Pack, load_pack
-from rulespec.board import Board
+from rulespec.board import Board, NoMap, board_for
 
 from . import rng, vm
 from .constraints import ConstraintChecker
@@ -49,11 +50,10 @@ class Engine:
         self.verify_moves = verify_moves
 
     def playable(self):
-        """RS301 unless the pack can be played: a map, a setup and a `game` with a `year`
-        (a pack without them is a library for other packs to extend)."""
-        missing = [what for what, ok in (("a map.yaml", "map" in self.pack.data),
-                                         ("a setup.yaml", "setup" in self.pack.data),
-                                         ("a `game` declaration with a `year`", self.rs.game.get("year") is not None))
+        """RS301 unless the pack can be played: a setup and a `game` with a `round` (a pack
+        without them is a library for other packs to extend). A map is optional."""
+        missing = [what for what, ok in (("a setup.yaml", "setup" in self.pack.data),
+                                         ("a `game` declaration with a `round`", self.rs.game.get("round") is not None))
                    if not ok]
         if missing:
             raise RulespecError(Diagnostic("RS301", f"pack '{self.pack.id}' cannot be played: it has no "
@@ -61,11 +61,11 @@ class Engine:
                                            "a pack without them is a library for other packs to extend: play a pack "
                                            "that extends it and adds them"))
 
-    def board(self, players: int) -> Board:
+    def board(self, players: int) -> Board | NoMap:
         if players not in self._boards:
             self.playable()
             setup = self.pack.data.get("setup")
-            self._boards[players] = Board.from_pack_data(self.pack.data["map"].data, setup.data if setup else None, players)
+            self._boards[players] = board_for(self.pack, setup.data if setup else None, players)
         return self._boards[players]
 
     def runtime(self, state) -> Runtime:
@@ -98,7 +98,7 @@ class Engine:
             rt = self.runtime(st)
             rt.place_measured_tracks()
             st["phase"] = "play"
-            vm.push(rt, self.rs.game["year"], {"player": None})
+            vm.push(rt, self.rs.game["round"], {"player": None})
             if self.rs.game.get("setup") is not None:      # on top of the stack: runs first
                 vm.push(rt, self.rs.game["setup"], {"player": None})
             vm.run(rt)
@@ -155,7 +155,7 @@ class Engine:
     def _setup_span(self) -> Span:
         d = self.rs.game.get("decl")
         if d is not None:
-            f = d.fields.get("setup") or d.fields.get("year")
+            f = d.fields.get("setup") or flow.game_field(d, "round")
             return f.span if f is not None else d.span
         return Span(str(self.pack.root / "pack.yaml"), 1, 1)
 
@@ -289,6 +289,11 @@ class Engine:
         return sum(int(_scored(s["points"], rt, player, s.get("decl")) or 0) for s in self.rs.scoring)
 
     def winners(self, state) -> list:
+        """Who won: the players the end condition that ended the game names (its `winners:`),
+        else the best total score (ties broken by the game's tie_break)."""
+        if isinstance(state, dict) and isinstance(state.get("winners"), list):
+            self.check_state(state)
+            return list(state["winners"])
         sc = self.scores(state)
         best = max((r["total"], r["tie_break"]) for r in sc.values())
         return [p for p, r in sc.items() if (r["total"], r["tie_break"]) == best]

@@ -17,6 +17,7 @@ from rulespec import ast as A
 from rulespec import limits
 from rulespec import prompts
 from rulespec.errors import UNKNOWN_SPAN, Diagnostic, RuleFault, RulespecError, Span
+from rulespec.flow import NAME_SPELLINGS
 from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS
 from rulespec.world import CHECKER_TYPE
 
@@ -173,6 +174,7 @@ class Compiler:
         n = e.id
         if n in scope:
             return f"{env}[{n!r}]", scope[n] or "any"
+        n = NAME_SPELLINGS.get(n, n)
         if n in GLOBALS:
             if n == "player":
                 return f"{env}.get('player')", "player"

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from rulespec import ast as A
-from rulespec import limits
+from rulespec import flow, limits
 from rulespec.checker import Checker, param_types
 from rulespec.errors import Diagnostic, RulespecError, source_line_at
 from rulespec.pack import Decl, Pack
@@ -316,8 +316,10 @@ class Ruleset:
         self.scoring.sort(key=lambda s: s["order"] if isinstance(s["order"], (int, float)) else 0)
 
     def _k_end_condition(self, d):
-        self.end_conditions.append({"id": d.id, "check": self.fn(d, "check"), "at": self.static(d, "at", "end_of_spring"),
-                                    "then": self.static(d, "then", "final_winter"), "decl": d})
+        self.end_conditions.append({"id": d.id, "check": self.fn(d, "check"),
+                                    "at": flow.moment(self.static(d, "at", flow.END_OF_ROUND)),
+                                    "then": flow.then_word(self.static(d, "then", flow.END_OF_ROUND)),
+                                    "winners": self.fn(d, "winners"), "decl": d})
 
     def _k_constraint(self, d):
         names = _names_in(d.get("check"))
@@ -381,6 +383,8 @@ class Ruleset:
         return ph["close"]
 
     def _k_game(self, d):
-        self.game = {"setup": self.fn(d, "setup"), "year": self.fn(d, "year"),
-                     "max_years": int(self.static(d, "max_years", 30) or 30),
+        round_, bound = flow.game_field(d, "round"), flow.game_field(d, "max_rounds")
+        self.game = {"setup": self.fn(d, "setup"), "round": self.fn(d, round_.name) if round_ else None,
+                     "max_rounds": int((self.static(d, bound.name) if bound else 0) or flow.DEFAULT_MAX_ROUNDS),
+                     "round_name": str(self.static(d, "round_name") or "Round"),
                      "tie_break": self.fn(d, "tie_break"), "decl": d}

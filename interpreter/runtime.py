@@ -1,7 +1,7 @@
 """The Runtime: the game state plus the primitives the DSL composes.
 
 Every entry of rulespec.vocabulary is implemented here, once:
-  g_NAME(env)        global names (players, cities, year ...)
+  g_NAME(env)        global names (players, cities, round ...)
   a_TYPE_NAME(obj)   attributes (player.florins, city.controller ...)
   f_NAME(*args)      functions (count, adjacent_by_road, modified_value ...)
   v_NAME(env, args, kwargs, span)   verbs (gain, flip, place_disc, move_troop ...)
@@ -11,7 +11,7 @@ return (block, env) for the VM to push.
 """
 from __future__ import annotations
 
-from rulespec import limits
+from rulespec import flow, limits
 from rulespec.board import Board
 from rulespec.errors import RuleFault
 
@@ -174,8 +174,8 @@ class Runtime(PalaceMixin, FightMixin):
     def g_alliances(self, env):
         return list(self.state["alliances"])
 
-    def g_year(self, env):
-        return self.state["year"]
+    def g_round(self, env):
+        return self.state["year"]       # the round counter (the state keeps the base game's key)
 
     def g_phase(self, env):
         return self.state["phase"]
@@ -1279,8 +1279,9 @@ class Runtime(PalaceMixin, FightMixin):
         if tr.get("max_steps_per_year") is not None and new > old:
             left = self.f_steps_left(p, track)
             if new - old > left:
-                raise Abort(f"at most {tr['max_steps_per_year']} step(s) per Year on this track "
-                            f"({left} left this Year)", span)
+                word = self.rs.game.get("round_name", "round")      # the pack's word: a Year, a Round...
+                raise Abort(f"at most {tr['max_steps_per_year']} step(s) per {word} on this track "
+                            f"({left} left this {word})", span)
             st["year_steps"][p] = [self.state["year"], self._steps_this_year(p, track) + new - old]
         st["pos"][p] = new
         self.state["seq"] += 1
@@ -1378,25 +1379,43 @@ class Runtime(PalaceMixin, FightMixin):
         return self.v_check_end(env, [f"end_of_{args[0]}"], {}, span)
 
     def v_check_end(self, env, args, kw, span):
-        at = args[0] if args else "end_of_spring"
+        """The end conditions declared for this moment (end_of_PHASE, end_of_round): one that
+        holds ends the game at once or at the end of the round; the first that names its
+        winners names them (`state["winners"]`, read by api.winners)."""
+        at = flow.moment(args[0] if args else flow.END_OF_ROUND)
         for ec in self.rs.end_conditions:
             if ec["at"] == at and ec["check"] is not None and ec["check"](self, env):
                 self.log(f"end of game triggered: {ec['decl'].title or ec['id']}")
+                if ec["winners"] is not None and "winners" not in self.state:
+                    self.state["winners"] = self._winners_named(ec, env)
                 if ec["then"] == "immediately":
                     return self.v_end_game(env, [], {}, span)
                 self.state["ending"] = True
 
+    def _winners_named(self, ec, env) -> list:
+        """The players an end condition's `winners:` names, in seat order (RS301 for a value
+        that is not a list of this game's players)."""
+        named = ec["winners"](self, env)
+        fv = ec["decl"].fields["winners"]
+        seats = self.state["players"]
+        if not isinstance(named, (list, tuple, set, frozenset)) or any(w not in seats for w in named):
+            raise RuleFault("RS301", f"end condition '{ec['id']}' names winners {named!r:.80}, which is not a list of "
+                                     f"players of this game ({', '.join(seats)})", fv.span,
+                            "`winners:` gives a list of players, e.g. `[p for p in players where p.gems >= 10]`")
+        return [p for p in seats if p in named]
+
     # ------------------------------------------------------------ flow
     def on_flow_end(self):
-        """The year block finished: end the game or start the next Year."""
-        self.v_check_end({"player": None}, ["end_of_year"], {}, None)
+        """The round block finished: end the game or play the next round."""
+        self.v_check_end({"player": None}, [flow.END_OF_ROUND], {}, None)
         if self.state["ending"] or self.state["over"]:
             self.state["over"] = True
             return
-        bound = self.state["options"].get("max_years") or self.rs.game.get("max_years", 30)
+        options = self.state["options"]
+        bound = options.get("max_rounds") or options.get("max_years") or self.rs.game["max_rounds"]
         if self.state["year"] >= bound:
             self.state["over"] = True
             self.state["unfinished"] = True     # reported by validation as RS304
             return
         self.state["year"] += 1
-        push(self, self.rs.game["year"], {"player": None})
+        push(self, self.rs.game["round"], {"player": None})

@@ -24,7 +24,7 @@ import copy
 
 import json
 
-from rulespec.board import Board
+from rulespec.board import board_for
 from rulespec.errors import RulespecError
 from rulespec.world import GAME, SIDE
 
@@ -68,7 +68,7 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
         raise RulespecError(f"{n}-player games are played with {', '.join(allowed)} (setup.yaml), "
                             f"not {', '.join(map(str, colours))}", code="RS123")
     factions = sides.factions(rs, colours)
-    board = Board.from_pack_data(pack.data["map"].data, setup, n)
+    board = board_for(pack, setup, n)
     col_defs = {c["id"]: c for c in setup.get("colours", [])}
     st = {
         "format": FORMAT,

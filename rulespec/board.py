@@ -15,7 +15,7 @@ from typing import Iterable
 
 import networkx as nx
 
-from .errors import RulespecError
+from .errors import RuleFault, RulespecError
 
 
 class Board:
@@ -178,3 +178,46 @@ class Board:
 
     def __repr__(self) -> str:
         return f"Board(side={self.side!r}, cities={len(self.cities)}, excluded={sorted(self.excluded)})"
+
+
+# the graph queries of Board, which a pack without a map cannot answer
+GRAPH_QUERIES = ("resolve", "name", "value", "road_neighbours", "adjacent_by_road", "road_distance", "seas_of",
+                 "is_port", "is_pirate", "is_annexable", "seas_between", "ports_reachable")
+
+
+class NoMap:
+    """The board of a pack without map.yaml (a map is optional): no cities, no seas. A graph
+    query is a fault of the pack's rules, RS105 at the rule that asks it (the validator finds it
+    before any game: rulespec.mapless)."""
+    side = None
+    cities: tuple = ()
+    excluded = frozenset()
+    ports = frozenset()
+
+    def __contains__(self, city) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "NoMap()"
+
+
+def _no_graph(query: str):
+    def ask(self, *args):
+        raise RuleFault("RS105", f"this pack has no map: the rules ask a graph query ({query}) of a board "
+                                 f"that does not exist", hint="add a map.yaml to the pack, or take the map "
+                                 "query out of this rule")
+    ask.__name__ = query
+    return ask
+
+
+for _q in GRAPH_QUERIES:
+    setattr(NoMap, _q, _no_graph(_q))
+
+
+def board_for(pack, setup_data, players: int):
+    """The board of a game of `pack` at `players` players: its map.yaml's (the side and the
+    forbidden cities of setup.yaml), or NoMap for a pack without a map."""
+    doc = pack.data.get("map")
+    if doc is None:
+        return NoMap()
+    return Board.from_pack_data(doc.data, setup_data, players)

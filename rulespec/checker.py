@@ -16,6 +16,8 @@ from . import side_checks
 from .errors import Diagnostic, Span, did_you_mean, source_line_at
 from .kinds import KINDS, WORLD_KINDS, KindSpec
 from .pack import Decl, Pack
+from .flow import NAME_SPELLINGS, check_flow
+from .mapless import check_map_use
 from .vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS, VERBS
 from .world import CHECKER_TYPE, build_world
 
@@ -232,7 +234,7 @@ class Checker:
         if ftype == "names":
             self.names_list(v, fv)
             return
-        if ftype == "world":            # names and types of the world: rulespec.world checks them
+        if ftype in ("world", "moment"):   # the world's names and types (rulespec.world), a moment of the flow (rulespec/flow.py)
             return
         if ftype == "effect":
             if isinstance(v, A.Block):
@@ -515,7 +517,7 @@ class Checker:
             self.diag("RS109", f"die '{decl.id}' has no faces", fv.span, "list its faces: `faces: [1, 2, 3, 4, 5, 6]`")
         for item in items:
             if isinstance(item, A.Name) and item.id not in self.names and item.id not in CONSTANTS:
-                if item.id in GLOBALS:       # (an unknown name is RS105 already)
+                if NAME_SPELLINGS.get(item.id, item.id) in GLOBALS:       # (an unknown name is RS105 already)
                     self.diag("RS106", f"a face of a die is a fixed value, and '{item.id}' changes during the "
                               "game", item.span, "write a number, a \"text\" or a declared name (a symbol...)")
                 continue
@@ -729,8 +731,8 @@ class Checker:
     def e_Name(self, e, env):
         if e.id in env:
             return env[e.id] or "any"
-        if e.id in GLOBALS:
-            return GLOBALS[e.id][0]
+        if NAME_SPELLINGS.get(e.id, e.id) in GLOBALS:
+            return GLOBALS[NAME_SPELLINGS.get(e.id, e.id)][0]
         if e.id in self.names:
             kind = self.name_kind.get(e.id)
             if kind:
@@ -1019,4 +1021,4 @@ def check_pack(pack: Pack) -> tuple[list[Diagnostic], set]:
     c = Checker(pack)
     with limits.deep_recursion():       # nested expressions: a few Python frames per level
         out = c.run()
-    return out, c.referenced
+    return out + check_flow(pack) + check_map_use(pack), c.referenced

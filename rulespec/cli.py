@@ -352,7 +352,7 @@ def _play(args, log) -> int:
             log.move(who, mv, events)
         if turn["year"] != last_year[0]:
             last_year[0] = turn["year"]
-            con.print(f"[bold]Year {turn['year']}[/bold]")
+            con.print(f"[bold]{engine.rs.game['round_name']} {turn['year']}[/bold]")
         if not args.quiet:
             prompt = pending.get("prompt") or pending.get("kind")
             con.print(f"  {who}: {escape(mv)}   [dim]({escape(str(prompt))})[/dim]")
@@ -368,9 +368,9 @@ def _play(args, log) -> int:
         return 1
     if state.get("unfinished"):
         con.print(f"[red]no end condition was met within the pack's bound of "
-                  f"{engine.rs.game.get('max_years')} years: scores at that point[/red]")
+                  f"{engine.rs.game['max_rounds']} {engine.rs.game['round_name'].lower()}s: scores at that point[/red]")
     scores = engine.scores(state)
-    table = Table(title=f"Final scores after {len(moves)} moves, Year {state['year']}")
+    table = Table(title=f"Final scores after {len(moves)} moves, {engine.rs.game['round_name']} {state['year']}")
     cats = [s["id"] for s in engine.rs.scoring]
     table.add_column("category")
     for p in state["players"]:

@@ -13,6 +13,7 @@ Field types (strings, checked by rulespec.checker):
   effect                          a block of statements { ... }
   expr:T                          an expression evaluated during play, of type T
   enum:a|b|c                      one of the listed names
+  moment                          a moment of the flow: end_of_round or end_of_PHASE (rulespec/flow.py)
   names                           a list of plain names, not evaluated: [side, card]
   world                           a name, list of names or type of a world declaration, not
                                   evaluated: checked by rulespec.world (on: city, type: "side?")
@@ -99,8 +100,11 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     _k("game", "the game itself: player counts, flow, limits", {
         "players": F("list:int", doc="supported player counts"),
         "setup": F("effect", doc="what happens at the start, after the YAML setup is applied"),
-        "year": F("effect", True, "one Year: the phases in order"),
-        "max_years": F("int", doc="a bound for validation playouts: a game must end within this many years"),
+        "round": F("effect", doc="one round of play: the phases in order, played again until the game ends (required; `year` is another spelling)"),
+        "year": F("effect", doc="another spelling of `round` (the base game's word)"),
+        "max_rounds": F("int", doc="a bound for validation playouts: a game must end within this many rounds (`max_years` is another spelling)"),
+        "max_years": F("int", doc="another spelling of `max_rounds`"),
+        "round_name": F("str", doc="what the pack calls a round in accounts and score sheets (a Year, a Round, a Turn); Round when left out"),
         "tie_break": F("expr:number", doc="per player: higher wins ties on total score"),
         "first_player": F("enum:choose|random|seat", doc="how the first player is chosen (choose: by the players, who give new_game the colours in seat order starting with the first player; random: drawn from the game's seeded RNG, the turn order then goes round the seats; left out: setup.yaml's first_player)"),
     }),
@@ -215,10 +219,11 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     }),
     _k("end_condition", "a condition that triggers the end of the game", {
         "check": F("expr:bool", True, "when true at the checkpoint, the game ends"),
-        "at": F("enum:end_of_spring|end_of_winter|end_of_year", doc="when it is checked"),
-        "then": F("enum:final_winter|immediately", doc="what happens next"),
+        "at": F("moment", doc="when it is checked: end_of_PHASE (a declared phase) or end_of_round (end_of_year is another spelling)"),
+        "then": F("enum:end_of_round|immediately|final_winter", doc="what happens next: the round is played to its end, or the game ends at once (final_winter is another spelling of end_of_round)"),
+        "winners": F("expr:set:any", doc="who wins when this condition ends the game (a list of players); left out: the scores decide"),
     }),
-    _k("phase", "a phase of the Year (Spring, Winter)", {
+    _k("phase", "a phase of a round (Spring and Winter in the base game)", {
         "order": F("expr:any", doc="turn order for the phase"),
         "each_player": F("effect", doc="what each player does, in turn order"),
         "after": F("effect", doc="what happens once every player has played"),

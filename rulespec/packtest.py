@@ -161,7 +161,7 @@ def _playout(engine, players: int, seed: int) -> tuple:
     d, moves, state = playout(engine, players, seed)
     if d is not None:
         return "failed", f"after {len(moves)} moves", [Finding.of(d)]
-    return "passed", f"ended by the rules in Year {state.get('year', 0)} ({len(moves)} moves)", []
+    return "passed", f"ended by the rules in {engine.rs.game['round_name']} {state.get('year', 0)} ({len(moves)} moves)", []
 
 
 # ------------------------------------------------------------------ reports

@@ -51,7 +51,7 @@ def test_random_games_run_to_the_end_and_replay_identically(engine, players, fir
         # constraints were checked after every move above: the replay proves the log rebuilds it
         assert state_hash(replay(log, engine, check=False)) == state_hash(state), f"seed {seed}: replay differs"
     # summed over all chunks and printed at the end of the run (conftest.py)
-    bound = engine.rs.game["max_years"]
+    bound = engine.rs.game["max_rounds"]
     record_property("whole_games", {"players": players, "games": min(first + CHUNK, GAMES) - first,
                                     "ended": ended, "bound": bound, "at_bound": at_bound})
     assert not at_bound, (f"{players} players, seeds {at_bound}: no end condition of the rules within "

@@ -165,7 +165,7 @@ STAND_INS: dict[str, list[str]] = {
     "issue 13: 'Seize control of a neutral City' read as one City per Annex":
         ["formula cities_per_annex.value"],
     "no text gives a game length: a bound for validation playouts":
-        ["game virtu.max_years"],
+        ["game virtu.max_rounds"],
 }
 
 

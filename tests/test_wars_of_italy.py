@@ -109,8 +109,8 @@ def test_game_is_two_players(pack):
 
 def test_twenty_one_round_end_condition(pack):
     ec = pack.get("end_condition", "twenty_one_rounds")
-    assert unparse.value(ec.get("check")) == "year >= 21"
-    assert unparse.value(ec.get("at")) == "end_of_year"
+    assert unparse.value(ec.get("check")) == "round >= 21"
+    assert unparse.value(ec.get("at")) == "end_of_round"
     assert unparse.value(ec.get("then")) == "immediately"
 
 
@@ -191,14 +191,31 @@ def test_salaries_every_fourth_round_one_florin_per_two_troops(engine):
     assert [rt.table_lookup("salaries", n) for n in range(9)] == [0, 1, 1, 2, 2, 3, 3, 4, 4]
 
 
-def test_france_holding_naples_ends_the_game_and_wins(engine):
+def test_france_holding_naples_is_the_end_condition_that_names_france(engine, pack):
     s = engine.new_game(2, seed=1)
     s["cities"]["naples"]["controller"] = "blue"
     rt = engine.runtime(s)
     ec = next(e for e in engine.rs.end_conditions if e["id"] == "france_holds_naples")
-    assert ec["at"] == "end_of_year" and ec["then"] == "immediately"
+    assert ec["at"] == "end_of_round" and ec["then"] == "immediately"
     assert ec["check"](rt, {"player": None})
-    assert engine.scores(s)["blue"]["automatic_victory"] == 100
+    assert unparse.value(pack.get("end_condition", "france_holds_naples").get("winners")) == "[blue]"
+    # no score row stands for the victory any more (it was 100 PP before the end condition could name a winner)
+    assert pack.get("scoring", "automatic_victory") is None and "automatic_victory" not in engine.scores(s)["blue"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_france_holding_naples_at_the_end_of_a_round_wins_whatever_the_points(engine, seed):
+    """France takes Naples (by hand, before the first move) and Naples has more points (Trophies):
+    the game ends after Round 1 and France wins, though the scores would name Naples."""
+    s = engine.new_game(2, seed=seed)
+    s["cities"]["naples"].update(controller="blue", troops={"blue": 2})
+    s["p"]["yellow"]["trophies"] = ["blue"] * 5
+    rng = random.Random(seed)
+    while not engine.is_over(s):
+        s = engine.apply(s, rng.choice(engine.legal_moves(s)))
+    assert s["year"] == 1 and s["cities"]["naples"]["controller"] == "blue"
+    totals = {p: r["total"] for p, r in engine.scores(s).items()}
+    assert totals["yellow"] > totals["blue"]
     assert engine.winners(s) == ["blue"]
 
 

@@ -14,6 +14,8 @@ are read from the cards' printed bottoms in the pack's catalogue.
 """
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from interpreter.api import Engine
@@ -151,3 +153,24 @@ def test_winners_of_a_whole_game(engine, seed):
     tied = [p for p, r in sc.items() if r["total"] == top]
     most = max(sc[p]["tie_break"] for p in tied)
     assert engine.winners(s) == [p for p in tied if sc[p]["tie_break"] == most]
+    # no end condition of the base game names winners: the state records none
+    assert "winners" not in s and all("winners" not in ec["decl"].fields for ec in engine.rs.end_conditions)
+
+
+def test_winners_named_by_an_end_condition_beat_the_scores(engine):
+    """An end condition's `winners:` decides, not the points (docs/language.md "Rounds, phases and
+    the end of the game"): the Wars of Italy's France holding Naples. A named winner with fewer
+    points still wins; the scores are still there for the score sheet."""
+    woi = Engine(load_pack("wars_of_italy"))
+    s = woi.new_game(2, seed=4)
+    s["cities"]["naples"].update(controller="blue", troops={"blue": 2})
+    s["p"]["yellow"]["trophies"] = ["blue"] * 6
+    rng = random.Random(4)
+    while not woi.is_over(s):
+        s = woi.apply(s, rng.choice(woi.legal_moves(s)))
+    sc = woi.scores(s)
+    assert sc["yellow"]["total"] > sc["blue"]["total"]
+    assert woi.winners(s) == s["winners"] == ["blue"]
+    # a state of a game not ended by a naming condition: the scores decide
+    del s["winners"]
+    assert woi.winners(s) == ["yellow"]

@@ -347,6 +347,10 @@ def _check_setup(setup_doc: YamlDoc, idx: _MapIndex, out: _Out) -> None:
         n = pc.get("players")
         side = pc.get("board_side")
         if not isinstance(side, str) or side not in idx.sides:
+            if side is None:            # optional in the schema: a pack without a map has no sides
+                out.add(setup_doc, "RS100", ("player_counts", pi),
+                        f"the {n}-player setup names no board side, and the pack has a map",
+                        "add `board_side: ...`: " + (", ".join(sorted(idx.sides)) or "a side of map.yaml"))
             if isinstance(side, str):
                 out.add(setup_doc, "RS123", ("player_counts", pi, "board_side"),
                         f"the {n}-player game uses board side '{side}', which map.yaml does not declare",

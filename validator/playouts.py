@@ -3,7 +3,7 @@ validation errors with the seed and a replay log, any exception, broken constrai
 with no legal move before the end, or game that does not end within the pack's bound.
 
 Codes: RS301 exception / illegal state, RS302 constraint broken, RS303 no legal move,
-RS304 no end within game.max_years.
+RS304 no end within game.max_rounds.
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import os
 import tempfile
 import traceback
 
+from rulespec import flow
 from rulespec.errors import Diagnostic, RuleFault, RulespecError, Span, source_line_at
 
 
@@ -60,8 +61,11 @@ def playout(engine, players: int, seed: int, max_moves: int = 100_000):
             if len(record) > max_moves:
                 return fail("RS304", f"no end after {max_moves} moves"), record, state
         if state.get("unfinished"):
-            return fail("RS304", f"the game did not end within {engine.rs.game.get('max_years')} years",
-                        _bound_span(engine), "; if long games are intended, raise `max_years` here"), record, state
+            f = _bound_field(engine)
+            return fail("RS304", f"the game did not end within {engine.rs.game['max_rounds']} "
+                                f"{engine.rs.game['round_name'].lower()}s",
+                        _bound_span(engine), f"; if long games are intended, raise `{f.name if f else 'max_rounds'}` "
+                                             "here"), record, state
     except RuleFault as e:          # a fault of the rules (division by zero, a limit): where it is
         return fail(e.code, e.first.message, e.span if e.span.line else None, "; " + e.first.hint), record, state
     except RulespecError as e:
@@ -72,10 +76,15 @@ def playout(engine, players: int, seed: int, max_moves: int = 100_000):
     return None, record, state
 
 
-def _bound_span(engine):
-    """Where the pack declares the bound (the `max_years` field of its `game`), for RS304."""
+def _bound_field(engine):
+    """The field of the pack's `game` that bounds the rounds (`max_rounds`, or `max_years`), or None."""
     d = engine.rs.game.get("decl")
-    f = d.fields.get("max_years") if d is not None else None
+    return flow.game_field(d, "max_rounds") if d is not None else None
+
+
+def _bound_span(engine):
+    """Where the pack declares the bound (the `max_rounds` field of its `game`), for RS304."""
+    d, f = engine.rs.game.get("decl"), _bound_field(engine)
     return f.span if f is not None else (d.span if d is not None else None)
 
 

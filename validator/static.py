@@ -234,12 +234,12 @@ def _text(v):
 def check_constraints_at_setup(pack: Pack) -> list:
     """RS140: a constraint that already fails in the setup position of a supported player
     count can never hold in a legal game (static: no move is played)."""
-    if "setup" not in pack.data or "map" not in pack.data or not pack.of_kind("game"):
+    if "setup" not in pack.data or not pack.of_kind("game"):
         return []
     from interpreter.ruleset import Ruleset
     from interpreter.runtime import Runtime
     from interpreter.state import initial_state, setup_for
-    from rulespec.board import Board
+    from rulespec.board import board_for
     out = []
     try:
         rs = Ruleset.build(pack)
@@ -249,7 +249,7 @@ def check_constraints_at_setup(pack: Pack) -> list:
         try:
             pc = setup_for(pack.data["setup"].data, n)
             state = initial_state(rs, list(pc["colours"]), 0, count=n)
-            rt = Runtime(rs, state, Board.from_pack_data(pack.data["map"].data, pack.data["setup"].data, n))
+            rt = Runtime(rs, state, board_for(pack, pack.data["setup"].data, n))
         except (RulespecError, KeyError, TypeError):
             continue        # setup problems are reported by the map/setup checks
         for c in rs.constraints:
@@ -281,11 +281,11 @@ def check_constraints_at_setup(pack: Pack) -> list:
 def check_game_starts(pack: Pack, seed: int = 0) -> list:
     """What `rulespec play` runs first, run here, so that a pack that validates clean starts:
     at each player count of the pack, the setup (new_game) and its first decision (the first
-    legal move, applied with every constraint checked). A pack with no map, setup or game is a
-    library for other packs: nothing to start. Findings: RS301 (the game cannot start, a rule
+    legal move, applied with every constraint checked). A pack with no setup or game is a
+    library for other packs: nothing to start (a map is optional). Findings: RS301 (the game cannot start, a rule
     fails or refuses the first legal move), RS305 (a limit passed), RS303 (no legal move
     before the game ended), RS123 (no setup for a player count the pack names)."""
-    if "setup" not in pack.data or "map" not in pack.data or not pack.of_kind("game"):
+    if "setup" not in pack.data or not pack.of_kind("game"):
         return []
     from interpreter.api import Engine, IllegalMove
     from rulespec.errors import Span
