@@ -219,5 +219,5 @@ def lark_cache_file(grammar: str) -> Path | None:
     if directory is None:
         return None
     import lark
-    digest = hashlib.sha256(f"{lark.__version__}|{sys.version}|{grammar}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{lark.__version__}|{sys.version}|cache_grammar|{grammar}".encode()).hexdigest()
     return directory / f"lark-{digest[:32]}.tables"

@@ -44,13 +44,15 @@ def _lark() -> Lark:
     cached = lark_cache_file(grammar)
     if cached is None:
         return Lark(grammar, **options)
+    options["cache_grammar"] = True     # the grammar too (tests generate rules from it)
     if cached.is_file():            # Lark checks the grammar and options recorded in it
         return Lark(grammar, cache=str(cached), **options)
     tmp = cached.with_name(f".tmp-{os.getpid()}-{cached.name}")
     try:
         parser = Lark(grammar, cache=str(tmp), **options)
         os.replace(tmp, cached)     # written whole, then renamed: a reader never sees half a file
-    except OSError:
+    except OSError:                 # the folder is not writable after all: no cache
+        options.pop("cache_grammar")
         parser = Lark(grammar, **options)
     return parser
 
