@@ -498,25 +498,18 @@ def cmd_test(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    """Random playouts per second: the speed measure of the engine (never a timed test)."""
-    import time
-    from interpreter.api import Engine
-    from interpreter.bots import play_game
-    from rulespec.pack import load_pack
-    engine = Engine(load_pack(args.pack, _search_path(args)))
-    players = _players(args, engine.pack)
-    t0 = time.perf_counter()
-    moves = years = ended = 0
-    for i in range(args.games):
-        state, mv = play_game(engine, players, args.seed + i, args.bots)
-        moves += len(mv)
-        years += state["year"]
-        ended += 0 if state.get("unfinished") else 1
-    dt = time.perf_counter() - t0
-    print(f"{args.games} {args.bots} games, {players} players, pack {engine.pack.id}: "
-          f"{dt:.2f} s, {args.games / dt:.2f} games/s, {moves / dt:.0f} moves/s, "
-          f"{moves / max(args.games, 1):.0f} moves and {years / max(args.games, 1):.1f} years per game, "
-          f"{ended}/{args.games} ended by the rules")
+    """Playout speed in CPU time, optionally against another revision (rulespec/bench.py)."""
+    from . import bench
+    spec = bench.spec_of(args.pack, args.players, args.games, args.seed, args.bots, _search_path(args))
+    if args.against:
+        try:
+            result = bench.against(spec, args.against, args.rounds)
+        except bench.BadRevision as e:
+            raise _usage(args.argv, "--against", e.message, e.hint) from None
+        print(json.dumps(result, indent=2) if args.json else bench.against_text(result))
+    else:
+        result = bench.run(spec)
+        print(json.dumps(result, indent=2) if args.json else bench.text(result))
     return 0
 
 # ------------------------------------------------------------------ golden
@@ -624,13 +617,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replay a log that ends without its final line (a game that stopped early)")
     r.set_defaults(func=cmd_replay)
 
-    b = sub.add_parser("bench", parents=[common], help="measure playout speed (games/s, moves/s)")
+    b = sub.add_parser("bench", parents=[common], help="measure playout speed in CPU time (decisions/s, games/s), "
+                                                   "optionally against another revision")
     _pack_argument(b)
     b.add_argument("--players", type=_count(1), metavar="N",
                    help="how many players (default: 4, or the pack's smallest count when it is not played by 4)")
     b.add_argument("--games", type=_count(1), default=5, metavar="N", help="how many games to play (default: %(default)s)")
     b.add_argument("--seed", type=_seed, default=0, help="the first game's seed, then seed+1... (default: %(default)s)")
     b.add_argument("--bots", choices=tuple(BOT_NAMES), default="random", help=BOTS_OPTION_HELP)
+    b.add_argument("--json", action="store_true", help="print the measurement as JSON")
+    b.add_argument("--against", metavar="REV", help="also time REV (a commit, branch or tag of this git checkout) "
+                                                    "on the same seeds, interleaved, and print the ratio")
+    b.add_argument("--rounds", type=_count(1), default=2, metavar="N",
+                   help="with --against: how many times each side plays the games (default: %(default)s)")
     b.set_defaults(func=cmd_bench)
 
     g = sub.add_parser("golden", parents=[common], help="check the golden corpus of stored games (per-game diff; exit 1 if any differs)")

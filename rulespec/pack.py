@@ -326,7 +326,40 @@ class _Loader:
     # -- one pack of the chain
     def load(self, folder: Path, seen: list, root: Path) -> Pack:
         """Load the pack in `folder` and what it extends. `seen`: [(folder, id)] of the packs
-        that extend it; `root`: the folder it may read (its own, or the pack it lies inside)."""
+        that extend it; `root`: the folder it may read (its own, or the pack it lies inside).
+        A level loaded cleanly before comes from the compiled-pack cache (rulespec/packcache.py)."""
+        from . import packcache
+        directory = packcache.cache_dir()
+        if directory is None:
+            return self._load_level(folder, seen, root)
+        key = packcache.entry_key(folder, root, self.search)
+        hit = packcache.lookup(directory, key, self.search)
+        if self._usable(hit, seen):
+            pack, warnings, spent = hit
+            self.warnings.extend(warnings)
+            for f, n in spent.items():
+                self.bytes[f] = self.bytes.get(f, 0) + n
+            return pack
+        errors, warnings, before = len(self.errors), len(self.warnings), dict(self.bytes)
+        pack = self._load_level(folder, seen, root)
+        if len(self.errors) == errors:       # only clean levels: diagnostics always come from a fresh load
+            spent = {f: n - before.get(f, 0) for f, n in self.bytes.items() if n != before.get(f, 0)}
+            packcache.store(directory, key, (pack, self.warnings[warnings:], spent),
+                            [f for _, f in pack.sources], self.search, len(pack.sources) > 1)
+        return pack
+
+    @staticmethod
+    def _usable(hit, seen: list) -> bool:
+        """A cached level fits here: the expected types, and none of its packs among those
+        extending it (a cycle or a repeated id is reported by a fresh load)."""
+        if not (isinstance(hit, tuple) and len(hit) == 3 and isinstance(hit[0], Pack)
+                and isinstance(hit[1], list) and isinstance(hit[2], dict)):
+            return False
+        folders = {f for _, f in hit[0].sources}
+        ids = set(hit[0].chain)
+        return not any(f in folders or i in ids for f, i in seen)
+
+    def _load_level(self, folder: Path, seen: list, root: Path) -> Pack:
         manifest = self._manifest(folder, root)
         m = manifest.data if isinstance(manifest.data, dict) else {}
         pid = str(m.get("id", folder.name))

@@ -38,9 +38,27 @@ _TERMINAL_WORDS = {
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    return Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
-                propagate_positions=True, maybe_placeholders=True,
-                start=["start", "expr", "block"])
+    """The parser; its tables come from Lark's own cache in the compiled-pack cache folder
+    (rulespec/packcache.py) when there is one: building them costs a few tenths of a second."""
+    import os
+    from .packcache import lark_cache_file
+    grammar = GRAMMAR_PATH.read_text(encoding="utf-8")
+    options = dict(parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True,
+                   start=["start", "expr", "block"])
+    cached = lark_cache_file(grammar)
+    if cached is None:
+        return Lark(grammar, **options)
+    options["cache_grammar"] = True     # the grammar too (tests generate rules from it)
+    if cached.is_file():            # Lark checks the grammar and options recorded in it
+        return Lark(grammar, cache=str(cached), **options)
+    tmp = cached.with_name(f".tmp-{os.getpid()}-{cached.name}")
+    try:
+        parser = Lark(grammar, cache=str(tmp), **options)
+        os.replace(tmp, cached)     # written whole, then renamed: a reader never sees half a file
+    except OSError:                 # the folder is not writable after all: no cache
+        options.pop("cache_grammar")
+        parser = Lark(grammar, **options)
+    return parser
 
 
 def _word(terminal: str) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ci_budget import Budget, enforced
+from ci_mode import CI
 
 # The test packs extend each other (`extends: minimal`, `extends: ../../minimal`): a pack reads
 # only its own folder, and `extends:` reaches the trusted packs of the search path (docs/
@@ -23,6 +24,16 @@ def pytest_configure(config):
     global _budget
     if not hasattr(config, "workerinput"):          # the controller (or a run without xdist)
         _budget = Budget()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `ci_only` (tests/ci_mode.py) run in CI, or with RULESPEC_FULL=1."""
+    if CI:
+        return
+    skip = pytest.mark.skip(reason="CI only (CI=true or RULESPEC_FULL=1 runs it; docs/testing.md)")
+    for item in items:
+        if "ci_only" in item.keywords:
+            item.add_marker(skip)
 
 
 def pytest_runtest_logreport(report):

@@ -33,6 +33,8 @@ from interpreter.state import card_ids, dumps, loads, setup_for, type_of
 from rulespec.errors import RulespecError
 from rulespec.pack import bundled_packs, load_pack
 
+from ci_mode import ci_only
+
 _ENGINES: dict = {}
 
 
@@ -45,6 +47,10 @@ def engine_of(pack_id: str) -> Engine:
 # every bundled pack at each of its player counts
 GAMES = [(pid, n) for pid in bundled_packs() for n in load_pack(pid).players]
 GAME_IDS = [f"{pid}-{n}p" for pid, n in GAMES]
+# the whole-game tests: every pack at its smallest player count everywhere, the other counts of
+# a pack in CI only (tests/ci_mode.py: each is a whole game or two, played move by move)
+_SMALLEST = {pid: min(n for p, n in GAMES if p == pid) for pid, _ in GAMES}
+WHOLE_GAMES = [g if g[1] == _SMALLEST[g[0]] else pytest.param(g, marks=ci_only) for g in GAMES]
 
 
 def test_every_bundled_pack_is_covered():
@@ -309,7 +315,7 @@ def test_random_moves_conserve_the_pieces(game, seed, picks):
 WHOLE_GAME_BOTS = ["random", "uniform", "eager", "sticky"]
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", WHOLE_GAMES, ids=GAME_IDS)
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), bot=st.sampled_from(WHOLE_GAME_BOTS))
 def test_whole_games_conserve_the_pieces_to_the_end(game, seed, bot):
@@ -366,7 +372,7 @@ class WarBot(RandomBot):
         return self.rng.choices(moves, out)[0]
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", WHOLE_GAMES, ids=GAME_IDS)
 def test_war_games_conserve_the_pieces_through_conquests(game):
     """Whole games by the WarBot, checked after every move, until 2 Cities have been taken
     from a player (at most 8 games): a conquest moves a City tile, maybe a Cathedral tile, and
@@ -407,7 +413,7 @@ def _random_game(pid, n, seed, max_moves=None, bot="random"):
     return rec, states
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", WHOLE_GAMES, ids=GAME_IDS)
 def test_undo_back_to_the_start_retraces_every_state(game):
     """A random game (whole at the smallest player count of each pack, its first 1,000 moves
     at the others), then undo after undo back to the start: each undo gives the recorded state
@@ -426,7 +432,7 @@ def test_undo_back_to_the_start_retraces_every_state(game):
     assert dumps(rec.state) == states[0]
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", WHOLE_GAMES, ids=GAME_IDS)
 def test_undo_right_after_each_move_restores_the_state_before_it(game):
     """Apply, undo, compare with the state before the move, apply again: at every move of a
     random game (the first 400 moves)."""
@@ -486,7 +492,7 @@ def _assert_same(text: str, expected: str, what: str):
     assert text == expected, what
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", WHOLE_GAMES, ids=GAME_IDS)
 def test_the_state_round_trips_through_json_at_every_step(game):
     """At every step of a whole random game: the JSON text reads back to equal data that
     writes the same text, with the same legal moves; and play continued from the read-back
@@ -510,7 +516,7 @@ def test_the_state_round_trips_through_json_at_every_step(game):
     assert engine.is_over(s)
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", WHOLE_GAMES, ids=GAME_IDS)
 def test_a_game_read_back_mid_way_plays_on_and_is_checked_by_a_new_engine(game):
     """A game saved mid-way and read back plays on to the same end on a new engine (whose
     constraint checker has seen no state yet), and a constraint the read-back state breaks

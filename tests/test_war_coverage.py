@@ -9,6 +9,8 @@ import collections
 
 import pytest
 
+from ci_mode import ci_only
+
 from interpreter.api import Engine
 from interpreter.bots import play_game
 from interpreter.events import structured
@@ -19,6 +21,7 @@ YEARS = 10
 
 
 @pytest.mark.slow
+@ci_only
 def test_two_hundred_games_show_every_kind_of_war_outcome():
     engine = Engine(load_pack("base_3to5"))
     seen = collections.Counter()

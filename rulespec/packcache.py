@@ -1,0 +1,223 @@
+"""The compiled-pack cache: a loaded pack kept on disk, so that a fresh process skips parsing.
+
+Loading a pack (parsing its `.rules` files with Lark, its YAML with positions, resolving the
+overlays) costs about a second of CPU for base_3to5; unpickling the result costs a few
+hundredths. Each level of a pack's chain (a pack and what it extends) is stored once loaded
+cleanly, as whatever `pack._Loader.load` returns (the cache does not know what a pack holds,
+so new declaration kinds or world data need no change here), with the warnings it gave.
+
+Where: `$RULESPEC_CACHE_DIR`, else `$XDG_CACHE_HOME/rulespec`, else `~/.cache/rulespec`;
+`RULESPEC_NO_CACHE=1` turns it off. The folder must belong to the user and not be writable by
+others (an entry is a pickle: whoever can write it could run code), else the cache is off.
+
+Never trusted blindly. An entry is found by a key over the engine's own source files (every
+file of rulespec/, so any code change invalidates), the engine and Python versions, the pack
+folder, its sandbox root and the search path. It is used only when its header names that key,
+its payload has the recorded sha256, every folder of its chain still holds exactly the files
+it held (names and bytes, read through the sandbox), the packs `extends:` can name are the
+same, and it unpickles to the expected types; anything else (corrupt, foreign, stale) is a
+miss and the pack is loaded afresh. A level that gave errors is not stored, so diagnostics
+come from a fresh load, identical with and without the cache. Writes go to a temporary file
+renamed into place; the oldest entries are removed past MAX_ENTRIES.
+
+Lark's parser tables are cached in the same folder (lark_cache_file).
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import pickle
+import stat
+import sys
+import tempfile
+from pathlib import Path
+
+FORMAT = 1
+MAGIC = b"RULESPEC-PACK-CACHE %d\n" % FORMAT
+MAX_ENTRIES = 64
+ENGINE_DIR = Path(__file__).resolve().parent
+
+
+def cache_dir() -> Path | None:
+    """The cache folder (created 0700 if missing), or None when the cache is off or the
+    folder cannot be trusted (another owner, writable by group or others)."""
+    if os.environ.get("RULESPEC_NO_CACHE", "") not in ("", "0"):
+        return None
+    base = os.environ.get("RULESPEC_CACHE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = os.path.join(xdg, "rulespec") if xdg else os.path.join(os.path.expanduser("~"), ".cache", "rulespec")
+    path = Path(base)
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_mode & 0o022:
+        return None
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return None
+    return path
+
+
+@functools.lru_cache(maxsize=1)
+def engine_fingerprint() -> str:
+    """sha256 over the engine's source (rulespec/: .py, grammar, schemas), its version, the
+    Python version and the versions of the libraries whose objects a pack holds."""
+    import lark
+    import yaml
+    from . import __version__
+    h = hashlib.sha256(f"{FORMAT}|{__version__}|{sys.version}|lark {lark.__version__}|yaml {yaml.__version__}".encode())
+    for p in sorted(ENGINE_DIR.rglob("*")):
+        if p.suffix in (".py", ".lark", ".json") and p.is_file() and "__pycache__" not in p.parts:
+            rel = p.relative_to(ENGINE_DIR).as_posix().encode()
+            data = p.read_bytes()
+            h.update(b"%d:%s%d:" % (len(rel), rel, len(data)))
+            h.update(data)
+    return h.hexdigest()
+
+
+def folder_fingerprint(folder: Path) -> str | None:
+    """sha256 over what loading reads of one pack folder: the names of its files (those read
+    and those only warned about), their bytes, and the problems walking it found. None when a
+    file cannot be read through the sandbox (such a level is not cached)."""
+    from .errors import RulespecError
+    from .pack import pack_layout
+    from .sandbox import read_bytes
+    folder = Path(folder)
+    top, rules, elsewhere, problems = pack_layout(folder)
+    h = hashlib.sha256()
+    try:
+        for path in sorted({folder / "pack.yaml", *top, *rules}):
+            rel = path.relative_to(folder).as_posix().encode()
+            data = read_bytes(path, root=folder)
+            h.update(b"F%d:%s%d:" % (len(rel), rel, len(data)))
+            h.update(data)
+    except (RulespecError, ValueError):
+        return None
+    for path in elsewhere:
+        h.update(b"N" + path.relative_to(folder).as_posix().encode() + b"\0")
+    for d in problems:
+        h.update(f"P{d.code}|{d.message}|{d.span}\0".encode())
+    return h.hexdigest()
+
+
+def visible_packs(search: list) -> str:
+    """sha256 over the packs an `extends:` may name (the search path's and the bundled ones):
+    a new pack shadowing an id changes it."""
+    from .pack import bundled_packs
+    seen = []
+    for f in search:
+        try:
+            if (f / "pack.yaml").is_file():
+                seen.append(f"{f.name}={f}")
+            if f.is_dir():
+                seen += [f"{c.name}={c}" for c in sorted(f.iterdir()) if (c / "pack.yaml").is_file()]
+        except OSError:
+            seen.append(f"?{f}")
+    seen += [f"{k}={v}" for k, v in bundled_packs().items()]
+    return hashlib.sha256("\n".join(seen).encode()).hexdigest()
+
+
+def entry_key(folder: Path, root: Path, search: list) -> str:
+    parts = [FORMAT, engine_fingerprint(), str(folder), str(root), [str(s) for s in search]]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
+def lookup(directory: Path, key: str, search: list):
+    """The cached value stored under `key`, or None (missing, corrupt, foreign or stale)."""
+    path = directory / f"{key[:40]}.pack"
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+    except OSError:
+        return None
+    try:
+        if not blob.startswith(MAGIC):
+            return None
+        end = blob.index(b"\n", len(MAGIC))
+        header = json.loads(blob[len(MAGIC):end])
+        payload = blob[end + 1:]
+        if header.get("key") != key or header.get("digest") != hashlib.sha256(payload).hexdigest():
+            return None
+        for folder, fp in header["deps"]:
+            if folder_fingerprint(Path(folder)) != fp:
+                return None
+        if header.get("visible") is not None and header["visible"] != visible_packs(search):
+            return None
+        value = pickle.loads(payload)
+    except Exception:               # a corrupt entry of any kind is a miss, never an error
+        return None
+    try:
+        os.utime(path)              # recently used: kept by prune
+    except OSError:
+        pass
+    return value
+
+
+def store(directory: Path, key: str, value, deps: list, search: list, with_bases: bool) -> bool:
+    """Write `value` under `key`, valid while each folder of `deps` keeps its files. False
+    when it cannot be stored (unpicklable, a file not readable, the folder not writable)."""
+    try:
+        prints = []
+        for folder in deps:
+            fp = folder_fingerprint(Path(folder))
+            if fp is None:
+                return False
+            prints.append([str(folder), fp])
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError, OSError):
+        return False
+    header = {"key": key, "digest": hashlib.sha256(payload).hexdigest(), "deps": prints,
+              "visible": visible_packs(search) if with_bases else None}
+    blob = MAGIC + json.dumps(header).encode() + b"\n" + payload
+    if not _write_atomic(directory / f"{key[:40]}.pack", blob):
+        return False
+    prune(directory)
+    return True
+
+
+def _write_atomic(path: Path, blob: bytes) -> bool:
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".pack")
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+
+
+def prune(directory: Path, keep: int = MAX_ENTRIES) -> None:
+    """Remove the least recently used entries past `keep`."""
+    try:
+        entries = [(p.stat().st_mtime, p) for p in directory.glob("*.pack")]
+    except OSError:
+        return
+    if len(entries) <= keep:
+        return
+    for _, p in sorted(entries)[: len(entries) - keep]:
+        try:
+            p.unlink()
+        except OSError:
+            pass
+
+
+def lark_cache_file(grammar: str) -> Path | None:
+    """Where Lark keeps the parser tables of this grammar (None: no cache). Lark checks the
+    grammar, options and its version recorded inside before using the file."""
+    directory = cache_dir()
+    if directory is None:
+        return None
+    import lark
+    digest = hashlib.sha256(f"{lark.__version__}|{sys.version}|cache_grammar|{grammar}".encode()).hexdigest()
+    return directory / f"lark-{digest[:32]}.tables"

@@ -1,0 +1,90 @@
+"""`rulespec bench` (rulespec/bench.py): its figures are consistent with each other and with
+the games it played, and --against compares two checkouts on the same games. Speed itself is
+never asserted (docs/testing.md: speed is measured by bench, not by a timed test)."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from interpreter.golden import DEFAULT_DIR, read_golden
+from rulespec import bench
+from rulespec.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def stored(pack: str, players: int, seed: int) -> dict:
+    return next(g for g in read_golden(DEFAULT_DIR)["games"]
+                if (g["pack"], g["players"], g["seed"], g["bot"]) == (pack, players, seed, "random"))
+
+
+def test_bench_json_fields_agree_with_each_other_and_with_the_golden_games(capsys):
+    code, out, _ = run(capsys, "bench", "wars_of_italy", "--games", "2", "--seed", "1", "--json")
+    assert code == 0
+    r = json.loads(out)
+    assert (r["pack"], r["players"], r["bots"], r["games"]) == ("wars_of_italy", 2, "random", 2)
+    games = [stored("wars_of_italy", 2, s) for s in (1, 2)]
+    assert r["move_hashes"] == {str(s): g["moves_sha256"] for s, g in zip((1, 2), games)}
+    assert r["decisions"] == sum(g["moves"] for g in games)
+    assert r["decisions_per_game"] == pytest.approx(r["decisions"] / 2, abs=0.1)
+    assert r["ended_by_rules"] == sum(g["ended_by_rules"] for g in games)
+    assert r["years_per_game"] == pytest.approx(sum(g["year"] for g in games) / 2, abs=0.01)
+    assert r["cpu_s"] > 0 and r["wall_s"] > 0
+    assert r["decisions_per_s"] == pytest.approx(r["decisions"] / r["cpu_s"], rel=0.01)
+    assert r["games_per_s"] == pytest.approx(2 / r["cpu_s"], rel=0.01)
+    assert r["decisions_per_calibration"] == pytest.approx(r["decisions_per_s"] * r["calibration_cpu_s"], rel=0.01)
+    for k in ("load_cpu_s", "compile_cpu_s", "calibration_cpu_s"):
+        assert 0 < r[k] < 60, k
+
+
+def test_bench_text_names_cpu_time_and_the_calibration(capsys):
+    code, out, _ = run(capsys, "bench", "wars_of_italy", "--games", "1")
+    assert code == 0
+    assert "s CPU" in out and "decisions/s" in out and "calibration" in out and "load" in out and "compile" in out
+
+
+def test_against_an_unknown_revision_is_a_usage_error(capsys):
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    code, _, err = run(capsys, "bench", "--games", "1", "--against", "no_such_revision_here")
+    assert code == 2 and "RS030" in err and "no_such_revision_here" in err and "Traceback" not in err
+
+
+def test_against_head_plays_the_same_games_in_both_checkouts(capsys):
+    if shutil.which("git") is None or subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+                                                     capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout")
+    code, out, _ = run(capsys, "bench", "wars_of_italy", "--games", "1", "--against", "HEAD", "--rounds", "1", "--json")
+    assert code == 0
+    r = json.loads(out)
+    assert r["same_games"] == ["0"] and r["different_games"] == []
+    assert r["this"]["move_hashes"] == r["against"]["move_hashes"] == {"0": stored("wars_of_italy", 2, 0)["moves_sha256"]}
+    assert r["ratio"] == pytest.approx(r["this"]["decisions_per_s"] / r["against"]["decisions_per_s"], rel=0.01)
+
+
+def test_against_says_which_games_differ(monkeypatch):
+    """Two checkouts that play seed 1 differently: the report names it, and runs alternate."""
+    calls = []
+
+    def fake_measure(checkout, spec, env):
+        side = "a" if checkout == bench.PROJECT else "b"
+        calls.append(side)
+        games = [{"seed": s, "cpu_s": 0.5, "wall_s": 1.0, "decisions": 100, "year": 10, "ended_by_rules": True,
+                  "moves_sha256": f"{s}{'x' if side == 'b' and s == 1 else ''}"} for s in spec["seeds"]]
+        return {"pack": "p", "players": 3, "load_cpu_s": 0.1, "compile_cpu_s": 0.01, "games": games}
+    monkeypatch.setattr(bench, "_measure_in", fake_measure)
+    monkeypatch.setattr(bench, "_checkout", lambda rev, into: "f" * 40)
+    r = bench.against(bench.spec_of("p", 3, 3, 0, "random", []), "old", rounds=3)
+    assert calls == ["a", "b"] * 3
+    assert r["same_games"] == ["0", "2"] and r["different_games"] == ["1"]
+    assert "differ on seeds 1" in bench.against_text(r)
