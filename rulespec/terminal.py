@@ -26,6 +26,18 @@ def _short(v) -> str:
     return str(v)
 
 
+def _abbreviations(keys) -> dict:
+    """Each key's shortest prefix that no other key starts with (agent: a, cathedral: ca...)."""
+    keys = list(keys)
+    out = {}
+    for k in keys:
+        n = 1
+        while n < len(k) and any(o != k and o.startswith(k[:n]) for o in keys):
+            n += 1
+        out[k] = k[:n]
+    return out
+
+
 class Screen:
     """The lines of one screen of a session (rich Text, each at most `width` wide)."""
 
@@ -68,33 +80,35 @@ class Screen:
     def place(self, pid, rec: dict, width: int) -> Text:
         """One place of the map: its name, then what it holds (colours as their initial)."""
         players = self.s.state["players"]
+        short = _abbreviations(rec)
         t = Text(self.names.title(pid)[:11].ljust(11))
         for k, v in rec.items():
             if v in (None, False, 0, {}, []):
                 continue
             t.append(" ")
             if isinstance(v, dict):
-                t.append(k[:1])
+                t.append(short[k])
                 t.append_text(self._counts(v))
             elif v in players:
-                t.append(k[:1] + ":")
+                t.append(short[k] + ":")
                 t.append_text(self.initial(v))
             elif v is True:
-                t.append(k[:3], style="bold")
+                t.append(short[k], style="bold")
             else:
-                t.append(f"{k[:1]}:{_short(v)}")
+                t.append(f"{short[k]}:{_short(v)}")
         t.truncate(width)
         return t
 
-    def map(self) -> list:
+    def map(self, cols: int = 4, legend: bool = True) -> list:
         places = self.s.state.get("cities") or {}
         if not places:
             return []
-        cols = 4
         w = self.width // cols
         items = [self.place(pid, rec, w - 1) for pid, rec in places.items()]
-        keys = sorted({k for rec in places.values() for k in rec})
-        out = [Text("Map: " + ", ".join(f"{k[:1] if k != 'cathedral' else k[:3]}={k}" for k in keys), style="dim")]
+        keys = {k: None for rec in places.values() for k in rec}
+        short = _abbreviations(keys)
+        out = [Text("Map: " + ", ".join(f"{short[k]}={k}" for k in keys), style="dim")]
+        out = out if legend else []
         rows = (len(items) + cols - 1) // cols
         for r in range(rows):
             line = Text()
@@ -152,6 +166,7 @@ class Screen:
 
     def player(self, colour) -> list:
         rec = self.s.state["p"][colour]
+        places = self.s.state.get("cities") or {}
         head = Text()
         head.append_text(self.side(colour, str(colour).upper()))
         if colour in self.s.humans:
@@ -165,8 +180,9 @@ class Screen:
             head.append(f"  {first} " + " ".join(f"{rest} {v}".strip() for rest, v in parts))
         lines = [head]
         for k, v in rec.items():
-            if not isinstance(v, list) or not v or k == "starting_cities":
-                continue
+            if not isinstance(v, list) or not v or all(x in places for x in v if isinstance(x, str)) and \
+                    all(isinstance(x, str) for x in v):
+                continue            # empty, or places of the map (drawn there)
             if all(isinstance(x, dict) for x in v):
                 lines += self._records(colour, k, v)
             else:
@@ -245,20 +261,28 @@ class Screen:
 
     # -------------------------------------------------------------- the screen
     def lines(self, message: list | None = None) -> list:
-        top = self.header() + self.map()
+        """The screen's lines: at most height - 1 (the last row is the prompt's). When the
+        sides take many rows (5 players), the map gets more columns, then loses its legend."""
+        players = []
         for c in self.s.state["players"]:
-            top += self.player(c)
-        top += self.tracks()
+            players += self.player(c)
         bottom = [Text(m) for m in (message or [])]
-        fixed = len(top) + len(self.decision()) + len(bottom) + 1      # + the prompt line
-        room = self.height - fixed
-        moves = self.moves(max(1, room - 2))
+        decision = self.decision()
+        for cols, legend in ((4, True), (5, True), (5, False), (6, False)):
+            top = self.header() + self.map(cols, legend) + players + self.tracks()
+            room = self.height - 1 - len(top) - len(decision) - len(bottom)
+            if room >= 2:
+                break
+        if room < 2:                # still too tall: the message gives way
+            bottom = bottom[:max(1, len(bottom) + room - 2)]
+            room = self.height - 1 - len(top) - len(decision) - len(bottom)
+        moves = self.moves(max(1, room))
         log = self.log(max(0, room - len(moves)))
-        out = top + log + self.decision() + moves + bottom
+        out = top + log + decision + moves + bottom
         for t in out:
             t.no_wrap = True
             t.truncate(self.width)
-        return out[-(self.height - 1):]
+        return out[:self.height - 1]
 
     def text(self, message: list | None = None) -> str:
         """The screen as plain text (for tests and the issue note)."""
