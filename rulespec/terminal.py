@@ -230,27 +230,33 @@ class Screen:
         return [t]
 
     def moves(self, rows: int) -> list:
+        """The legal moves, numbered, in as many columns as the rows left need (labels cut
+        to fit); what still does not fit is counted on the last row."""
         legal = self.s.legal()
         if not legal or self.s.deciding() not in self.s.humans:
             return []
         cells = [f"{n:>2}. {lab}" for n, _, lab in legal]
-        width = max(len(c) for c in cells) + 2
-        cols = max(1, min(len(cells), self.width // max(width, 1)))
-        if cols > 1:
-            width = self.width // cols
-        per_col = max(1, (len(cells) + cols - 1) // cols)
-        shown_rows = min(per_col, max(1, rows))
+        rows = max(1, rows)
+        cols = max(1, min(len(cells), self.width // (max(len(c) for c in cells) + 2)))
+        if (len(cells) + cols - 1) // cols > rows:       # more columns, shorter labels
+            cols = max(cols, min(4, (len(cells) + rows - 1) // rows))
+        width = self.width // cols
+        per_col = (len(cells) + cols - 1) // cols
+        fits = per_col <= rows
+        shown_rows = per_col if fits else max(1, rows - 1)
+        if not fits:
+            per_col = shown_rows
         out = []
         for r in range(shown_rows):
             line = Text()
             for c in range(cols):
                 i = c * per_col + r
                 if i < len(cells):
-                    line.append(cells[i][:width - 1].ljust(width))
+                    line.append(_cut(cells[i], width - 1).ljust(width))
             out.append(line)
         hidden = len(cells) - min(len(cells), shown_rows * cols)
         if hidden > 0:
-            out[-1] = Text(f"... and {hidden} more: type a number or a word of the move", style="dim")
+            out.append(Text(f"... and {hidden} more: type a number or a word of the move", style="dim"))
         return out
 
     def log(self, rows: int) -> list:
