@@ -24,12 +24,18 @@ from .state import initial_state, setup_for, state_problem
 
 
 class IllegalMove(RulespecError):
-    def __init__(self, move, reason: str, span: Span | None = None):
+    """A refused move: `reason` and the rule that refused it (`rule_span`: the decision that
+    does not offer it, or the statement, constraint or declaration that stopped it). `context`:
+    (runtime, variables) where the rules stopped, for interpreter/why.py to say which condition
+    failed (Engine.explain)."""
+
+    def __init__(self, move, reason: str, span: Span | None = None, context=None):
         hint = f"rule at {span}" if span and span.line else ""
         super().__init__(Diagnostic("RS400", f"illegal move '{move}': {reason}", span or Span("<move>"), hint))
         self.move = move
         self.reason = reason
         self.rule_span = span
+        self.context = context
 
 
 class Engine:
@@ -232,7 +238,9 @@ class Engine:
             raise IllegalMove(move, "a move is a text such as 'choose ravenna'")
         kind, value = _parse(move, pending)
         if kind is None:
-            raise IllegalMove(move, value + "; legal moves: " + ", ".join(_candidates(pending)[:12]))
+            fr = state["vm"]["frames"][-1]      # the decision's statement: the rule that offers the moves
+            raise IllegalMove(move, value + "; legal moves: " + ", ".join(_candidates(pending)[:12]),
+                              self.rs.program.blocks[fr["b"]][fr["pc"]][1])
         st = _copy(state) if transactional else state
         rt = self.runtime(st)
         try:
@@ -240,7 +248,7 @@ class Engine:
             if check:
                 self._check_constraints(rt)
         except vm.Abort as e:
-            raise IllegalMove(move, e.reason, e.span) from None
+            raise IllegalMove(move, e.reason, e.span, (rt, rt.env if isinstance(rt.env, dict) else {})) from None
         except RecursionError:
             raise IllegalMove(move, "the rules recurse without end") from None
         except RuleFault as e:
@@ -299,13 +307,15 @@ class Engine:
         return [p for p, r in sc.items() if (r["total"], r["tie_break"]) == best]
 
     def explain(self, state, move) -> str:
-        """Why a move is illegal (or 'legal')."""
-        try:
-            self.apply(state, move)
-            return "legal"
-        except IllegalMove as e:
-            where = f" [rule: {e.rule_span}]" if e.rule_span and e.rule_span.line else ""
-            return e.reason + where
+        """Why a move is illegal (or 'legal'): the reason, the rule (file:line), the condition
+        of the rule that failed and the values that made it fail (interpreter/why.py)."""
+        r = self.why(state, move)
+        return "legal" if r is None else r.render()
+
+    def why(self, state, move):
+        """None when the move is legal, else a why.Refusal (reason, rule span, condition, values)."""
+        from . import why
+        return why.explain(self, state, move)
 
 
 def _scored(f, rt, player, decl, field="points"):

@@ -41,6 +41,9 @@ class Program:
     """All compiled blocks of a pack. Instructions are tuples: (opcode, span, ...operands)."""
     blocks: list = field(default_factory=list)
     spans: list = field(default_factory=list)      # block index -> Span of the block
+    # Span of a decision or `require` -> (its syntax node, the variables in scope): what
+    # interpreter/why.py reads to say which condition of the rule refused a move
+    sources: dict = field(default_factory=dict)
 
     def add(self, instrs: list, span: Span) -> int:
         self.blocks.append(instrs)
@@ -425,6 +428,7 @@ class Compiler:
                 return (FOR, sp, s.var, it, where, body)
             up_to = self.fn(s.up_to, scope) if s.up_to is not None else None
             by = self.fn(s.by, scope) if s.by is not None else None
+            self.program.sources[sp] = (s, inner)
             return (CHOOSE, sp, s.var, it, where, body, up_to, by, self.text(s.prompt))
         if t is A.Repeat:
             return (REPEAT, sp, self.fn(s.count, scope), self.block(s.body, scope))
@@ -435,13 +439,16 @@ class Compiler:
             by = self.fn(s.by, scope) if s.by is not None else None
             opts = [(self.text(o.label), self.fn(o.where, scope) if o.where is not None else None,
                      self.block(o.body, scope)) for o in s.options]
+            self.program.sources[sp] = (s, dict(scope))
             return (EITHER, sp, self.text(s.prompt), by, opts)
         if t is A.Pay:
             f = self.fn(s.cost, scope)
+            self.program.sources[sp] = (s, dict(scope))
             if s.as_name:
                 scope[s.as_name] = "number"
             return (PAY, sp, f, s.as_name)
         if t is A.Require:
+            self.program.sources[sp] = (s, dict(scope))
             return (REQUIRE, sp, self.fn(s.cond, scope), s.message)
         if t is A.Break:
             return (BREAK, sp)

@@ -82,6 +82,10 @@ def run(rt):
             r = _EXEC[ins[0]](rt, fr, ins, returned)
             if r is SUSPEND:
                 return
+    except Abort as e:       # a primitive that refused without saying where: at its statement
+        if e.span is None and ins is not None:
+            e.span = ins[1]
+        raise
     except RuleFault as e:
         raise e.at(ins[1] if ins is not None else None)
     except RULE_ERRORS as e:

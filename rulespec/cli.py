@@ -317,6 +317,9 @@ def _players(args, pack) -> int:
 
 def cmd_play(args) -> int:
     from interpreter.replay import LogWriter
+    if args.human:              # a person at the table (rulespec/terminal.py, docs/play.md)
+        from .terminal import play_human
+        return play_human(args, _search_path(args), _players)
     # the log is opened before any work (a bad path fails now, not after the game) and written
     # as the game goes: a game that stops early keeps its moves
     log = LogWriter(args.log, _arg_span(args.argv, args.log)) if args.log else None
@@ -608,6 +611,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--bots", choices=tuple(BOT_NAMES), default="random", help=BOTS_OPTION_HELP)
     pl.add_argument("--log", metavar="FILE", help="write the game log (JSON lines) here, for `rulespec replay`")
     pl.add_argument("--quiet", action="store_true", help="only events and scores, not every decision")
+    pl.add_argument("--human", metavar="COLOURS", help="play these seats yourself at a terminal table, e.g. red or "
+                                                       "red,blue; the bots of --bots play the others (docs/play.md)")
     pl.set_defaults(func=cmd_play)
 
     r = sub.add_parser("replay", parents=[common], help="replay a game log and verify it")
