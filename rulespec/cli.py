@@ -1,5 +1,5 @@
 """The `rulespec` command line: validate, show, map, play, replay, scenario, test, bench,
-golden, migrate. The pack is the first positional argument of the commands that take one (`rulespec
+golden, migrate, simulate, compare. The pack is the first positional argument of the commands that take one (`rulespec
 play wars_of_italy`; default base_3to5). Content problems are printed as diagnostics, never
 tracebacks.
 
@@ -519,6 +519,36 @@ def cmd_bench(args) -> int:
           f"{ended}/{args.games} ended by the rules")
     return 0
 
+# ------------------------------------------------------------------ simulate / compare
+def cmd_simulate(args) -> int:
+    """Many bots' games of a pack: summary, report.json and plots, balance checks (rulespec/simcommands.py)."""
+    from .simcommands import simulate_command
+    return simulate_command(args, _search_path(args, [args.pack]))
+
+
+def cmd_compare(args) -> int:
+    """The same games on two packs, compared aggregate by aggregate (rulespec/simcommands.py)."""
+    from .simcommands import compare_command
+    return compare_command(args, _search_path(args, [args.pack_a, args.pack_b]))
+
+
+def _simulation_options(parser):
+    parser.add_argument("--players", type=_count(1), metavar="N",
+                        help="how many players (default: 4, or the pack's smallest count when it is not played by 4)")
+    parser.add_argument("--games", type=_count(1), default=20, metavar="G", help="how many games (default: %(default)s)")
+    parser.add_argument("--bots", default="random", metavar="BOT[,BOT...]",
+                        help="one bot per seat (greedy,greedy,random) or one for all (default: %(default)s); seats "
+                             "rotate across games (docs/simulate.md); bots: docs/bots.md")
+    parser.add_argument("--seed", type=_seed, default=0, help="the first game's seed, then seed+1... (default: %(default)s)")
+    parser.add_argument("--jobs", type=_count(1), default=1, metavar="J",
+                        help="play the games in J worker processes (default: %(default)s)")
+    parser.add_argument("--dask", metavar="ADDRESS",
+                        help="send the games to the Dask scheduler at ADDRESS (tcp://host:8786); the same "
+                             "results as a local run (needs the [sim] extra)")
+    parser.add_argument("--out", metavar="DIR", help="write report.json, PNG plots and failed games' replay logs here")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 # ------------------------------------------------------------------ golden
 def cmd_golden(args) -> int:
     """Replay the golden corpus (tests/golden/) and print a per-game diff; --update rewrites it."""
@@ -659,6 +689,22 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out", metavar="FILE", help="write the report here instead of to standard output "
                                                  "(a one-line summary is still printed)")
     t.set_defaults(func=cmd_test)
+
+    sim = sub.add_parser("simulate", parents=[common], help="play many bots' games of a pack: win rates, scores, "
+                                                             "lengths, events, with 95%% intervals; --check: the "
+                                                             "pack's balance expectations")
+    sim.add_argument("pack", nargs="?", default=DEFAULT_PACK, metavar="PACK", help=PACK_HELP)
+    _simulation_options(sim)
+    sim.add_argument("--check", action="store_true",
+                     help="check the pack's balance expectations (balance.yaml): exit 1 when one fails")
+    sim.set_defaults(func=cmd_simulate)
+
+    cmp = sub.add_parser("compare", parents=[common], help="the same seeds and bots on two packs: every aggregate's "
+                                                            "difference with a paired test (Holm-corrected)")
+    cmp.add_argument("pack_a", metavar="PACK_A", help="the reference pack (A): " + PACK_HELP.split(" (default")[0])
+    cmp.add_argument("pack_b", metavar="PACK_B", help="the changed pack (B), compared with A")
+    _simulation_options(cmp)
+    cmp.set_defaults(func=cmd_compare)
 
     mg = sub.add_parser("migrate", parents=[common], help="rewrite a pack written for an older version of the "
                                                           "language (pack.yaml `language:`) for the newest")

@@ -1,0 +1,80 @@
+"""`rulespec compare PACK_A PACK_B`: does a change of the rules change the games?
+
+Both packs play the same games: the same seeds, seats and bots (rulespec.simulate.plan), so
+game i of A and game i of B form a pair, and each aggregate is compared on its per-game
+differences B - A with a paired t-test (rulespec.stats.paired_t), two-sided. Pairs where
+either game failed are left out. All aggregates the two runs share are tested together, and
+Holm's correction keeps the chance of any false "significant" at alpha = 0.05 over the whole
+family. An aggregate only one pack has (a scoring category the other does not declare) is
+listed, not tested.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .simulate import Simulation, absent_value
+from .stats import ALPHA, holm, paired_t
+
+TEST_NAME = "paired t-test on the per-game differences B - A (two-sided), Holm's correction over all aggregates"
+
+
+@dataclass
+class Comparison:
+    a: Simulation
+    b: Simulation
+    pairs: list                               # game indexes finished in both runs
+    tests: dict = field(default_factory=dict)  # metric -> PairedTest
+    only_a: list = field(default_factory=list)
+    only_b: list = field(default_factory=list)
+    alpha: float = ALPHA
+
+    @property
+    def significant(self) -> list:
+        return [k for k, t in self.tests.items() if t.significant]
+
+    def report(self) -> dict:
+        return {"rulespec_comparison": 1, "test": TEST_NAME, "alpha": self.alpha, "pairs": len(self.pairs),
+                "significant": self.significant,
+                "differences": {k: t.as_dict() for k, t in self.tests.items()},
+                "only_a": self.only_a, "only_b": self.only_b,
+                "a": self.a.report(), "b": self.b.report()}
+
+
+def compare(a: Simulation, b: Simulation, alpha: float = ALPHA) -> Comparison:
+    ma, mb = a.series_by_index(), b.series_by_index()
+    pairs = sorted(set(ma) & set(mb))
+    names_a = {k for i in pairs for k in ma[i]}
+    names_b = {k for i in pairs for k in mb[i]}
+    out = Comparison(a, b, pairs, alpha=alpha)
+    for name in sorted(names_a | names_b):
+        xs, ys = [], []
+        for i in pairs:
+            x, y = ma[i].get(name, absent_value(name)), mb[i].get(name, absent_value(name))
+            if x is not None and y is not None:
+                xs.append(x)
+                ys.append(y)
+        if len(xs) < 2:
+            (out.only_a if name in names_a else out.only_b).append(name)
+            continue
+        out.tests[name] = paired_t(xs, ys)
+    holm(list(out.tests.values()), alpha)
+    return out
+
+
+def summary_table(c: Comparison, limit: int = 20):
+    """The differences that are significant after Holm's correction, else the closest ones."""
+    from rich.table import Table
+    ranked = sorted(c.tests.items(), key=lambda kv: (kv[1].p_adjusted, kv[1].p, kv[0]))
+    sig = [kv for kv in ranked if kv[1].significant]
+    rows = (sig or ranked)[:limit]
+    title = (f"{c.b.pack_id} vs {c.a.pack_id}, {c.a.players} players, {len(c.pairs)} paired games: "
+             + (f"{len(sig)} of {len(c.tests)} aggregates differ (Holm, alpha {c.alpha})" if sig else
+                f"no aggregate of {len(c.tests)} differs significantly (Holm, alpha {c.alpha}); the closest:"))
+    t = Table(title=title)
+    for col in ("aggregate", f"A: {c.a.pack_id}", f"B: {c.b.pack_id}", "B - A [95%]", "p", "p (Holm)"):
+        t.add_column(col, justify="left" if col == "aggregate" else "right")
+    for name, r in rows:
+        d = r.diff
+        t.add_row(name + (" *" if r.significant else ""), f"{r.mean_a:.3g}", f"{r.mean_b:.3g}",
+                  f"{d.mean:+.3g} [{d.low:+.3g}, {d.high:+.3g}]", f"{r.p:.3g}", f"{r.p_adjusted:.3g}")
+    return t
