@@ -733,7 +733,7 @@ def main(argv=None) -> int:
     except RulespecError as e:
         _place_on_command_line(e.diagnostics, argv)
         print(e.render(), file=sys.stderr)
-        return 1
+        return 2 if e.code == "RS030" else 1         # RS030: an argument that cannot be used
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:

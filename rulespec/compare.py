@@ -72,9 +72,9 @@ def summary_table(c: Comparison, limit: int = 20):
                 f"no aggregate of {len(c.tests)} differs significantly (Holm, alpha {c.alpha}); the closest:"))
     t = Table(title=title)
     for col in ("aggregate", f"A: {c.a.pack_id}", f"B: {c.b.pack_id}", "B - A [95%]", "p", "p (Holm)"):
-        t.add_column(col, justify="left" if col == "aggregate" else "right")
+        t.add_column(col, justify="left" if col == "aggregate" else "right", no_wrap=True)
     for name, r in rows:
         d = r.diff
         t.add_row(name + (" *" if r.significant else ""), f"{r.mean_a:.3g}", f"{r.mean_b:.3g}",
-                  f"{d.mean:+.3g} [{d.low:+.3g}, {d.high:+.3g}]", f"{r.p:.3g}", f"{r.p_adjusted:.3g}")
+                  f"{d.mean:+.2f} [{d.low:+.2f}, {d.high:+.2f}]", f"{r.p:.3g}", f"{r.p_adjusted:.3g}")
     return t

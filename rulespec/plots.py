@@ -99,7 +99,7 @@ def _title(sims, what: str) -> str:
 
 def scores(plt, sims: list, path: Path) -> Path:
     cats = list(dict.fromkeys(c for s in sims for c in s.categories)) + ["total"]
-    fig, ax = plt.subplots(figsize=(max(8, 1.3 * len(cats) * len(sims)), 5))
+    fig, ax = plt.subplots(figsize=(min(14, max(8, 0.9 * len(cats) * len(sims))), 5.5))
     for j, s in enumerate(sims):
         data = [[row[c] for r in s.finished for row in r["scores"].values() if c in row] for c in cats]
         pos = [i + (j - (len(sims) - 1) / 2) * (0.8 / len(sims)) for i in range(len(cats))]

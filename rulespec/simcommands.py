@@ -14,8 +14,10 @@ from .errors import Diagnostic, RulespecError, Span
 
 
 def _console():
+    """The terminal; written to a file or a pipe (CI logs), wide enough for the tables."""
+    import sys
     from rich.console import Console
-    return Console(highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 140)
 
 
 def _err_console():

@@ -34,6 +34,7 @@ from .stats import mean_interval, rate_interval
 
 REPORT_VERSION = 1
 MAX_MOVES = 100_000
+DASK_CONNECT_TIMEOUT = "10s"
 # a card instance is written `bishop#2`: counted as its card, `bishop`
 _INSTANCE = re.compile(r"#\d+$")
 
@@ -64,12 +65,13 @@ def parse_bots(text: str, players: int) -> list:
     known = bot_names()
     for n in names:
         if n not in known:
-            raise RulespecError(Diagnostic("RS030", f"unknown bot '{n[:40]}'", Span("<command line>"),
+            # the span names the argument: the command line places it there (cli._place_on_command_line)
+            raise RulespecError(Diagnostic("RS030", f"unknown bot '{n[:40]}'", Span(str(text)),
                                            did_you_mean(n, known) or f"bots: {', '.join(known)}"))
     if len(names) == 1:
         return names * players
     if len(names) != players:
-        raise RulespecError(Diagnostic("RS030", f"{len(names)} bots given for {players} players", Span("<command line>"),
+        raise RulespecError(Diagnostic("RS030", f"{len(names)} bots given for {players} players", Span(str(text)),
                                        "give one bot for every seat, or one bot for all"))
     return names
 
@@ -125,6 +127,7 @@ def play_one(spec: GameSpec) -> dict:
     bots = {c: BOTS[b](spec.seed * 101 + k) for k, (c, b) in enumerate(zip(spec.seats, spec.bots))}
     fallback = BOTS[spec.bots[0]](spec.seed * 101 + len(spec.seats))   # decisions of no seat
     moves, state = [], None
+    playing = []                    # the move being applied: logged too when it fails
     counter = EventCounter(spec.seats)
 
     def failed(code, message, span=None):
@@ -132,7 +135,7 @@ def play_one(spec: GameSpec) -> dict:
                       years=(state or {}).get("year", 0))
         if span is not None and getattr(span, "line", 0):
             record["at"] = f"{span.file}:{span.line}:{span.column}"
-        record["log"] = _failure_log(spec, engine, moves)
+        record["log"] = _failure_log(spec, engine, moves + [(who, mv, []) for who, mv in playing])
         record["replay"] = f"rulespec replay {record['log']} --allow-truncated --pack {engine.pack.root}"
         return record
 
@@ -147,12 +150,13 @@ def play_one(spec: GameSpec) -> dict:
             who = pending.get("player")
             mv = bots.get(who, fallback).choose(engine, state, legal)
             events: list = []
+            playing[:] = [(who, mv)]
             try:
                 state = engine.apply(state, mv, events=events, transactional=False)
             except IllegalMove as e:
                 code = "RS302" if "constraint" in e.reason.lower() else "RS301"
-                moves.append((who, mv, []))
                 return failed(code, f"the legal move '{mv}' was refused: {e.reason}", e.rule_span)
+            playing.clear()
             done = structured(events)
             moves.append((who, mv, done))
             counter.add(done)
@@ -409,7 +413,7 @@ def _run_dask(specs, address: str, done):
         raise RulespecError(Diagnostic("RS030", "--dask needs Dask's distributed scheduler, which is not installed",
                                        Span("<command line>"), "pip install 'rulespec[sim]'")) from None
     try:
-        client = Client(address, timeout="10s")
+        client = Client(address, timeout=DASK_CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as e:
         raise RulespecError(Diagnostic("RS030", f"cannot reach the Dask scheduler at {address[:100]}: {e}",
                                        Span("<command line>"),
