@@ -267,10 +267,19 @@ def _show_one(args, pack) -> int:
 
 # ------------------------------------------------------------------ map
 def cmd_map(args) -> int:
+    """The board as SVG or PNG: drawn with matplotlib when it is installed (rulespec/mapplot.py,
+    optionally with a saved game's state), else as the hand-made SVG of rulespec/mapdraw.py."""
     from .pack import load_pack
     from .board import Board
     from .mapdraw import draw_map_svg
+    from . import plots
     from interpreter.replay import open_output
+    png = args.out.lower().endswith(".png")
+    fancy = plots.available()
+    if (png or args.game) and not fancy:
+        raise _usage(args.argv, "--game" if args.game else args.out,
+                     "a PNG map, or a map with a game, is drawn with matplotlib, which is not installed",
+                     "pip install 'rulespec[sim]', or write an SVG without --game")
     existed = os.path.exists(args.out)
     out = open_output(args.out, "map", _arg_span(args.argv, args.out))      # before any work
     done = False
@@ -278,16 +287,22 @@ def cmd_map(args) -> int:
         pack = load_pack(args.pack, _search_path(args))
         if "map" not in pack.data:
             raise RulespecError(f"pack '{pack.id}' has no map.yaml", code="RS003", span=Span(str(pack.root / "pack.yaml"), 1, 1))
-        players = args.players or (pack.players[0] if pack.players else 4)
+        state = _map_game(args, pack) if args.game else None
+        players = len(state["players"]) if state else args.players or (pack.players[0] if pack.players else 4)
         if pack.players and players not in pack.players:
             raise _usage(args.argv, "--players", f"pack '{pack.id}' is played by {', '.join(map(str, pack.players))} "
                                                  f"players, not {players}", "give one of the pack's player counts")
         setup = pack.data.get("setup")
         board = Board.from_pack_data(pack.data["map"].data, setup.data if setup else None, players)
-        svg = draw_map_svg(board, pack.data["map"].data, f"{pack.name} — {players} players")
-        if not args.out.lower().endswith(".svg"):
-            print("note: only SVG output is supported; writing SVG", file=sys.stderr)
-        out.write(svg)
+        title = f"{pack.name} — {players} players" + (f", Year {state['year']} of {args.game}" if state else "")
+        if fancy and (png or args.out.lower().endswith(".svg")):
+            from .mapplot import draw_map
+            out.close()
+            draw_map(board, pack.data["map"].data, title, args.out, state)
+        else:
+            if not args.out.lower().endswith(".svg"):
+                print("note: only SVG and PNG output are supported; writing SVG", file=sys.stderr)
+            out.write(draw_map_svg(board, pack.data["map"].data, title))
         done = True
     finally:
         out.close()
@@ -299,6 +314,12 @@ def cmd_map(args) -> int:
     print(f"wrote {args.out}: {len(board.cities)} cities")
     return 0
 
+
+def _map_game(args, pack):
+    """The final state of the game log --game (a game cut short too), replayed on the pack."""
+    from interpreter.api import Engine
+    from interpreter.replay import replay
+    return replay(args.game, Engine(pack), check=False, allow_truncated=True, search_path=_search_path(args))
 
 
 # ------------------------------------------------------------------ play / replay / scenario
@@ -631,10 +652,14 @@ def build_parser() -> argparse.ArgumentParser:
                                                              "and decision (a reading we chose)")
     s.set_defaults(func=cmd_show)
 
-    m = sub.add_parser("map", parents=[common], help="draw the board graph as SVG")
+    m = sub.add_parser("map", parents=[common], help="draw the board graph as SVG or PNG (by --out's extension), "
+                                                     "optionally with a saved game's position")
     m.add_argument("pack", nargs="?", default=DEFAULT_PACK, metavar="PACK", help=PACK_HELP)
     m.add_argument("--players", type=_count(1), help="the player count whose board to draw (default: the pack's smallest)")
-    m.add_argument("--out", default="map.svg", metavar="FILE", help="the SVG file to write (default: %(default)s)")
+    m.add_argument("--out", default="map.svg", metavar="FILE",
+                   help="the file to write, SVG or PNG by its extension (default: %(default)s; PNG needs the [sim] extra)")
+    m.add_argument("--game", metavar="LOG", help="draw the position at the end of this game log (`play --log`): "
+                                                 "control, troops and agents, as the state holds them (needs [sim])")
     m.set_defaults(func=cmd_map)
 
     pl = sub.add_parser("play", parents=[common], help="play a whole game with bots and print an account and the scores")
