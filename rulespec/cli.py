@@ -729,6 +729,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("pack_a", metavar="PACK_A", help="the reference pack (A): " + PACK_HELP.split(" (default")[0])
     cmp.add_argument("pack_b", metavar="PACK_B", help="the changed pack (B), compared with A")
     _simulation_options(cmp)
+    cmp.add_argument("--correction", choices=("holm", "bh"), default="holm",
+                     help="for the number of aggregates tested: holm (the default: no false difference at 5%% "
+                          "over them all) or bh (Benjamini-Hochberg: at most 5%% of the differences found are false)")
     cmp.set_defaults(func=cmd_compare)
 
     mg = sub.add_parser("migrate", parents=[common], help="rewrite a pack written for an older version of the "

@@ -187,15 +187,17 @@ def differences(plt, comparison, path: Path, top: int = 30) -> Path:
     ranked = sorted(comparison.tests.items(), key=lambda kv: (kv[1].p, kv[0]))[:top]
     fig, ax = plt.subplots(figsize=(10, max(3, 0.32 * len(ranked) + 1.5)))
     for i, (name, t) in enumerate(ranked):
-        scale = max(abs(t.mean_a), abs(t.mean_b), 1e-9)   # as a share of the larger mean, so rows compare
+        scale = max(abs(t.mean_a), abs(t.mean_b)) or 1.0   # as a share of the larger mean, so rows compare
         d = t.diff
         colour = "#c44e52" if t.significant else "#8c8c8c"
         ax.errorbar([100 * d.mean / scale], [i], xerr=[[100 * (d.mean - d.low) / scale], [100 * (d.high - d.mean) / scale]],
                     fmt="o", color=colour, capsize=3)
     ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_yticks(range(len(ranked)), [f"{n}  (p={t.p_adjusted:.2g})" for n, t in ranked], fontsize=8)
+    ax.set_yticks(range(len(ranked)), [f"{n}  (p adj.={t.p_adjusted:.2g})" for n, t in ranked], fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel("B - A, as % of the larger mean (95% interval); red: significant after Holm's correction")
+    from .stats import CORRECTION_NAMES
+    ax.set_xlabel(f"B - A, as % of the larger mean (95% interval); red: significant after "
+                  f"{CORRECTION_NAMES[comparison.correction]}")
     ax.set_title(f"{comparison.b.pack_id} (B) vs {comparison.a.pack_id} (A), {len(comparison.pairs)} paired games")
     return _save(fig, path)
 

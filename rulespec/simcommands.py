@@ -107,9 +107,9 @@ def compare_command(args, search_path: list) -> int:
     if a.players != b.players:
         raise RulespecError(Diagnostic("RS030", f"the packs have different player counts ({a.players}, {b.players})",
                                        Span("<command line>"), "give --players"))
-    c = compare(a, b)
+    c = compare(a, b, correction=args.correction)
     con.print(summary_table(c))
-    con.print(f"test: {c.report()['test']}")
+    con.print(f"test: {c.test_name}")
     for sim in (a, b):
         _print_failures(con, sim)
     if folder is not None:

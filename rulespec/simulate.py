@@ -141,6 +141,7 @@ def play_one(spec: GameSpec) -> dict:
 
     try:
         state = engine.new_game(list(spec.seats), spec.seed)
+        record["turn_order"] = list(state.get("turn_order") or spec.seats)      # at the start
         while not engine.is_over(state):
             legal = engine.legal_moves(state)
             pending = state["vm"]["pending"] or {}
@@ -170,7 +171,7 @@ def play_one(spec: GameSpec) -> dict:
         return failed(e.code or "RS301", e.first.message, e.span)
     except Exception as e:          # an engine bug: reported with the game, the run goes on
         return failed("RS301", "the engine raised " + traceback.format_exception_only(type(e), e)[-1].strip())
-    record.update(status="ok", first=(state.get("turn_order") or spec.seats)[0], winners=winners,
+    record.update(status="ok", winners=winners,
                   ended=not state.get("unfinished"), years=state.get("year", 0), decisions=len(moves),
                   scores=scores, events=counter.events, by_player=counter.by_player)
     return record

@@ -12,7 +12,9 @@ What is computed, and why these:
   both packs, so each game of A has its twin in B and the test works on the per-game
   differences (two-sided; a difference with no spread at all is exact: p = 0, or 1 when it is 0);
 - Holm's correction (`holm`) for the number of aggregates compared, so that among a hundred
-  aggregates a few "significant" ones are not expected by chance alone.
+  aggregates a few "significant" ones are not expected by chance alone (it bounds the chance of
+  any false positive); or Benjamini-Hochberg's (`benjamini_hochberg`), which bounds the share
+  of false positives among those called significant: more findings, for exploring.
 
 The t distribution's CDF is computed exactly through the regularized incomplete beta function
 (a continued fraction, Numerical Recipes §6.4); its quantile by bisection on the CDF.
@@ -186,3 +188,20 @@ def holm(tests: list, alpha: float = ALPHA) -> list:
         tests[i].p_adjusted = running
         tests[i].significant = running < alpha
     return tests
+
+
+def benjamini_hochberg(tests: list, alpha: float = ALPHA) -> list:
+    """Benjamini-Hochberg's step-up correction over `tests`, in place (as `holm`)."""
+    m = len(tests)
+    order = sorted(range(m), key=lambda i: tests[i].p, reverse=True)
+    running = 1.0
+    for k, i in enumerate(order):
+        rank = m - k                       # 1-based rank from the smallest p
+        running = min(running, tests[i].p * m / rank)
+        tests[i].p_adjusted = min(1.0, running)
+        tests[i].significant = tests[i].p_adjusted < alpha
+    return tests
+
+
+CORRECTIONS = {"holm": holm, "bh": benjamini_hochberg}
+CORRECTION_NAMES = {"holm": "Holm's correction", "bh": "Benjamini-Hochberg's correction"}

@@ -77,16 +77,32 @@ def test_holm_on_a_worked_example():
     assert [t.significant for t in tests] == [True, False, False, True]
 
 
+def test_benjamini_hochberg_on_a_worked_example():
+    tests = [stats.paired_t([0, 0], [0, 0]) for _ in range(4)]
+    for t, p in zip(tests, (0.01, 0.04, 0.03, 0.005)):
+        t.p = p
+    stats.benjamini_hochberg(tests)
+    # step-up from the largest: 0.04 x 4/4 = 0.04, 0.03 x 4/3 = 0.04, 0.01 x 4/2 = 0.02, 0.005 x 4/1 = 0.02
+    assert [t.p_adjusted for t in tests] == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    assert all(t.significant for t in tests)
+
+
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=30))
-def test_holm_never_lowers_a_p_value_and_keeps_their_order(ps):
+@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=30), st.sampled_from(["holm", "bh"]))
+def test_a_correction_never_lowers_a_p_value_and_keeps_their_order(ps, name):
     tests = [stats.paired_t([0, 0], [0, 0]) for _ in ps]
     for t, p in zip(tests, ps):
         t.p = p
-    stats.holm(tests)
+    stats.CORRECTIONS[name](tests)
     assert all(t.p - 1e-12 <= t.p_adjusted <= 1.0 for t in tests)
     ranked = sorted(tests, key=lambda t: t.p)
-    assert all(a.p_adjusted <= b.p_adjusted for a, b in zip(ranked, ranked[1:]))
+    assert all(a.p_adjusted <= b.p_adjusted + 1e-12 for a, b in zip(ranked, ranked[1:]))
+    if name == "bh":       # Holm bounds more (the chance of any false positive): never more findings
+        holm = [stats.paired_t([0, 0], [0, 0]) for _ in ps]
+        for t, p in zip(holm, ps):
+            t.p = p
+        stats.holm(holm)
+        assert sum(t.significant for t in holm) <= sum(t.significant for t in tests)
 
 
 @settings(max_examples=60, deadline=None)
@@ -315,9 +331,11 @@ def test_simulate_and_compare_write_their_plots(tmp_path, make_pack):
         assert (out / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     same = overlay(make_pack, "sim_dice_same")            # the same rules under another id
     out = tmp_path / "cmp"
-    assert main(["compare", DICE, same, "--players", "3", "--games", "3", "--quiet", "--out", str(out)]) == 0
+    assert main(["compare", DICE, same, "--players", "3", "--games", "3", "--quiet", "--out", str(out),
+                 "--correction", "bh"]) == 0
     report = json.loads((out / "report.json").read_text())
     assert report["pairs"] == 3 and "paired t-test" in report["test"] and report["significant"] == []
+    assert report["correction"] == "bh" and "Benjamini-Hochberg" in report["test"]
     for name in ("win_rates", "scores", "length", "events", "differences"):
         assert (out / f"{name}.png").stat().st_size > 1000
 
