@@ -26,7 +26,7 @@ def _err_console():
 
 
 def _run(args, pack_ref: str, search_path: list, label: str):
-    progress = simulate.GameProgress(args.games, _err_console(), label, enabled=not args.quiet)
+    progress = GameProgress(args.games, _err_console(), label, enabled=not args.quiet)
     with progress:
         return simulate.run(pack_ref, args.players, args.games, args.bots, seed=args.seed, jobs=args.jobs,
                             dask=args.dask, out_dir=args.out, search_path=search_path, on_game=progress)
@@ -52,7 +52,7 @@ def _write_plots(con, sims, folder, comparison=None):
 
 def _print_failures(con, sim):
     from rich.markup import escape
-    for line in simulate.failure_lines(sim):
+    for line in failure_lines(sim):
         con.print(f"[red]{escape(line)}[/red]")
 
 
@@ -61,7 +61,7 @@ def simulate_command(args, search_path: list) -> int:
     con = _console()
     folder = _out_folder(args)
     sim = _run(args, args.pack, search_path, "games")
-    for t in simulate.summary_tables(sim):
+    for t in summary_tables(sim):
         con.print(t)
     _print_failures(con, sim)
     if folder is not None:
@@ -119,3 +119,81 @@ def compare_command(args, search_path: list) -> int:
         con.print(f"report: {path}")
         _write_plots(con, [a, b], folder, c)
     return 0 if not (a.failures or b.failures) else 1
+
+
+# ------------------------------------------------------------------ terminal output
+def fmt(e, pct: bool = False) -> str:
+    """A mean and its interval in one cell: `0.33 [0.21, 0.45]` (or as percentages)."""
+    if pct:
+        return f"{100 * e.mean:.0f}% [{100 * e.low:.0f}, {100 * e.high:.0f}]"
+    return f"{e.mean:.1f} [{e.low:.1f}, {e.high:.1f}]"
+
+
+def summary_tables(sim: simulate.Simulation) -> list:
+    """The terminal summary: win rates (by colour, seat, bot), then length and scores."""
+    from rich.table import Table
+    agg = sim.aggregates()
+    n = len(sim.finished)
+    title = (f"{sim.pack_id}, {sim.players} players: {n} games finished"
+             + (f", {len(sim.failures)} failed" if sim.failures else "")
+             + f" (seeds {sim.seed}..{sim.seed + len(sim.records) - 1})")
+    wins = Table(title=title + " — win rate, 95% interval")
+    for col in ("colour", "win rate", "seat", "win rate ", "bot", "win rate  "):
+        wins.add_column(col, justify="right" if col.startswith("win") else "left")
+    groups = [[(k.split(".", 2)[2], agg[k]) for k in agg if k.startswith(f"win.{g}.")] for g in ("colour", "seat", "bot")]
+    for i in range(max((len(g) for g in groups), default=0)):
+        row = []
+        for g in groups:
+            row += [g[i][0], fmt(g[i][1], True)] if i < len(g) else ["", ""]
+        wins.add_row(*row)
+    other = Table(title="per game: mean [95% interval]")
+    other.add_column("measure")
+    other.add_column("mean [95%]", justify="right")
+    for k, label in (("length.years", "Years"), ("length.decisions", "decisions"), ("ended", "ended by the rules")):
+        if k in agg:
+            other.add_row(label, fmt(agg[k], k == "ended"))
+    for c in sim.categories + ["total"]:
+        if f"score.{c}" in agg:
+            other.add_row(f"score: {sim.category_labels.get(c, c)}", fmt(agg[f"score.{c}"]))
+    for e in sim.event_names:
+        if f"events.{e}" in agg:
+            other.add_row(f"events: {e}", fmt(agg[f"events.{e}"]))
+    return [wins, other]
+
+
+def failure_lines(sim: simulate.Simulation) -> list:
+    return [f"FAILED game {r['index']} (seed {r['seed']}): {r.get('code')} {r.get('error')}"
+            + (f" [rule at {r['at']}]" if r.get("at") else "") + f"\n  replay: {r.get('replay')}"
+            for r in sim.failures]
+
+
+class GameProgress:
+    """A rich progress bar for a run: games done, rate, elapsed and ETA, failures so far."""
+
+    def __init__(self, total: int, console, label: str = "games", enabled: bool = True):
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.text import Text
+
+        class Rate(ProgressColumn):
+            def render(self, task):
+                return Text(f"{task.speed:.2f} games/s" if task.speed else "- games/s")
+
+        self.failed = 0
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Rate(),
+                                 TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                                 TextColumn("{task.fields[failed]}"), console=console, transient=False,
+                                 disable=not enabled)
+        self.task = self.progress.add_task(label, total=total, failed="")
+
+    def __enter__(self):
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.progress.__exit__(*exc)
+
+    def __call__(self, record):
+        if record.get("status") != "ok":
+            self.failed += 1
+        self.progress.update(self.task, advance=1, failed=f"[red]{self.failed} failed[/red]" if self.failed else "")

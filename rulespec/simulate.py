@@ -25,7 +25,6 @@ import os
 import re
 import tempfile
 import traceback
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -435,90 +434,3 @@ def write_report(sim: Simulation, out_dir: str) -> Path:
     path = folder / "report.json"
     path.write_text(json.dumps(sim.report(), indent=1, sort_keys=False) + "\n", encoding="utf-8")
     return path
-
-
-def fmt(e, pct: bool = False) -> str:
-    """A mean and its interval in one cell: `0.33 [0.21, 0.45]` (or as percentages)."""
-    if pct:
-        return f"{100 * e.mean:.0f}% [{100 * e.low:.0f}, {100 * e.high:.0f}]"
-    return f"{e.mean:.1f} [{e.low:.1f}, {e.high:.1f}]"
-
-
-def summary_tables(sim: Simulation) -> list:
-    """The terminal summary: win rates (by colour, seat, bot), then length and scores."""
-    from rich.table import Table
-    agg = sim.aggregates()
-    n = len(sim.finished)
-    title = (f"{sim.pack_id}, {sim.players} players: {n} games finished"
-             + (f", {len(sim.failures)} failed" if sim.failures else "")
-             + f" (seeds {sim.seed}..{sim.seed + len(sim.records) - 1})")
-    wins = Table(title=title + " — win rate, 95% interval")
-    for col in ("colour", "win rate", "seat", "win rate ", "bot", "win rate  "):
-        wins.add_column(col, justify="right" if col.startswith("win") else "left")
-    groups = [[(k.split(".", 2)[2], agg[k]) for k in agg if k.startswith(f"win.{g}.")] for g in ("colour", "seat", "bot")]
-    for i in range(max((len(g) for g in groups), default=0)):
-        row = []
-        for g in groups:
-            row += [g[i][0], fmt(g[i][1], True)] if i < len(g) else ["", ""]
-        wins.add_row(*row)
-    other = Table(title="per game: mean [95% interval]")
-    other.add_column("measure")
-    other.add_column("mean [95%]", justify="right")
-    for k, label in (("length.years", "Years"), ("length.decisions", "decisions"), ("ended", "ended by the rules")):
-        if k in agg:
-            other.add_row(label, fmt(agg[k], k == "ended"))
-    for c in sim.categories + ["total"]:
-        if f"score.{c}" in agg:
-            other.add_row(f"score: {sim.category_labels.get(c, c)}", fmt(agg[f"score.{c}"]))
-    for e in sim.event_names:
-        if f"events.{e}" in agg:
-            other.add_row(f"events: {e}", fmt(agg[f"events.{e}"]))
-    return [wins, other]
-
-
-def failure_lines(sim: Simulation) -> list:
-    return [f"FAILED game {r['index']} (seed {r['seed']}): {r.get('code')} {r.get('error')}"
-            + (f" [rule at {r['at']}]" if r.get("at") else "") + f"\n  replay: {r.get('replay')}"
-            for r in sim.failures]
-
-
-class GameProgress:
-    """A rich progress bar for a run: games done, rate, elapsed and ETA, failures so far."""
-
-    def __init__(self, total: int, console, label: str = "games", enabled: bool = True):
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
-        from rich.text import Text
-
-        class Rate(ProgressColumn):
-            def render(self, task):
-                return Text(f"{task.speed:.2f} games/s" if task.speed else "- games/s")
-
-        self.failed = 0
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Rate(),
-                                 TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                                 TextColumn("{task.fields[failed]}"), console=console, transient=False,
-                                 disable=not enabled)
-        self.task = self.progress.add_task(label, total=total, failed="")
-
-    def __enter__(self):
-        self.progress.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        return self.progress.__exit__(*exc)
-
-    def __call__(self, record):
-        if record.get("status") != "ok":
-            self.failed += 1
-        self.progress.update(self.task, advance=1, failed=f"[red]{self.failed} failed[/red]" if self.failed else "")
-
-
-def counts_of(records, what: str) -> Counter:
-    """How often each value of `what` (an event key path `EVENT.KEY`) occurred over the records."""
-    event, key = what.split(".", 1)
-    c = Counter()
-    for r in records:
-        for v, n in ((r.get("events") or {}).get(event, {}).get("by", {}).get(key, {})).items():
-            c[v] += n
-    return c
