@@ -155,7 +155,7 @@ class PairedTest:
     def as_dict(self) -> dict:
         return {"a": _r(self.mean_a), "b": _r(self.mean_b), "diff": self.diff.as_dict(),
                 "t": _r(self.t) if math.isfinite(self.t) else (1e9 if self.t > 0 else -1e9),
-                "p": _r(self.p), "p_holm": _r(self.p_adjusted), "significant": self.significant}
+                "p": _r(self.p), "p_adjusted": _r(self.p_adjusted), "significant": self.significant}
 
 
 def paired_t(a: list, b: list) -> PairedTest:
