@@ -1,5 +1,5 @@
 """The `rulespec` command line: validate, show, map, play, replay, scenario, test, bench,
-golden, migrate. The pack is the first positional argument of the commands that take one (`rulespec
+golden, migrate, simulate, compare. The pack is the first positional argument of the commands that take one (`rulespec
 play wars_of_italy`; default base_3to5). Content problems are printed as diagnostics, never
 tracebacks.
 
@@ -267,10 +267,19 @@ def _show_one(args, pack) -> int:
 
 # ------------------------------------------------------------------ map
 def cmd_map(args) -> int:
+    """The board as SVG or PNG: drawn with matplotlib when it is installed (rulespec/mapplot.py,
+    optionally with a saved game's state), else as the hand-made SVG of rulespec/mapdraw.py."""
     from .pack import load_pack
     from .board import Board
     from .mapdraw import draw_map_svg
+    from . import plots
     from interpreter.replay import open_output
+    png = args.out.lower().endswith(".png")
+    fancy = plots.available()
+    if (png or args.game) and not fancy:
+        raise _usage(args.argv, "--game" if args.game else args.out,
+                     "a PNG map, or a map with a game, is drawn with matplotlib, which is not installed",
+                     "pip install 'rulespec[sim]', or write an SVG without --game")
     existed = os.path.exists(args.out)
     out = open_output(args.out, "map", _arg_span(args.argv, args.out))      # before any work
     done = False
@@ -278,16 +287,22 @@ def cmd_map(args) -> int:
         pack = load_pack(args.pack, _search_path(args))
         if "map" not in pack.data:
             raise RulespecError(f"pack '{pack.id}' has no map.yaml", code="RS003", span=Span(str(pack.root / "pack.yaml"), 1, 1))
-        players = args.players or (pack.players[0] if pack.players else 4)
+        state = _map_game(args, pack) if args.game else None
+        players = len(state["players"]) if state else args.players or (pack.players[0] if pack.players else 4)
         if pack.players and players not in pack.players:
             raise _usage(args.argv, "--players", f"pack '{pack.id}' is played by {', '.join(map(str, pack.players))} "
                                                  f"players, not {players}", "give one of the pack's player counts")
         setup = pack.data.get("setup")
         board = Board.from_pack_data(pack.data["map"].data, setup.data if setup else None, players)
-        svg = draw_map_svg(board, pack.data["map"].data, f"{pack.name} — {players} players")
-        if not args.out.lower().endswith(".svg"):
-            print("note: only SVG output is supported; writing SVG", file=sys.stderr)
-        out.write(svg)
+        title = f"{pack.name} — {players} players" + (f", Year {state['year']} of {args.game}" if state else "")
+        if fancy and (png or args.out.lower().endswith(".svg")):
+            from .mapplot import draw_map
+            out.close()
+            draw_map(board, pack.data["map"].data, title, args.out, state)
+        else:
+            if not args.out.lower().endswith(".svg"):
+                print("note: only SVG and PNG output are supported; writing SVG", file=sys.stderr)
+            out.write(draw_map_svg(board, pack.data["map"].data, title))
         done = True
     finally:
         out.close()
@@ -299,6 +314,12 @@ def cmd_map(args) -> int:
     print(f"wrote {args.out}: {len(board.cities)} cities")
     return 0
 
+
+def _map_game(args, pack):
+    """The final state of the game log --game (a game cut short too), replayed on the pack."""
+    from interpreter.api import Engine
+    from interpreter.replay import replay
+    return replay(args.game, Engine(pack), check=False, allow_truncated=True, search_path=_search_path(args))
 
 
 # ------------------------------------------------------------------ play / replay / scenario
@@ -515,6 +536,36 @@ def cmd_bench(args) -> int:
         print(json.dumps(result, indent=2) if args.json else bench.text(result))
     return 0
 
+# ------------------------------------------------------------------ simulate / compare
+def cmd_simulate(args) -> int:
+    """Many bots' games of a pack: summary, report.json and plots, balance checks (rulespec/simcommands.py)."""
+    from .simcommands import simulate_command
+    return simulate_command(args, _search_path(args, [args.pack]))
+
+
+def cmd_compare(args) -> int:
+    """The same games on two packs, compared aggregate by aggregate (rulespec/simcommands.py)."""
+    from .simcommands import compare_command
+    return compare_command(args, _search_path(args, [args.pack_a, args.pack_b]))
+
+
+def _simulation_options(parser):
+    parser.add_argument("--players", type=_count(1), metavar="N",
+                        help="how many players (default: 4, or the pack's smallest count when it is not played by 4)")
+    parser.add_argument("--games", type=_count(1), default=20, metavar="G", help="how many games (default: %(default)s)")
+    parser.add_argument("--bots", default="random", metavar="BOT[,BOT...]",
+                        help="one bot per seat (greedy,greedy,random) or one for all (default: %(default)s); seats "
+                             "rotate across games (docs/simulate.md); bots: docs/bots.md")
+    parser.add_argument("--seed", type=_seed, default=0, help="the first game's seed, then seed+1... (default: %(default)s)")
+    parser.add_argument("--jobs", type=_count(1), default=1, metavar="J",
+                        help="play the games in J worker processes (default: %(default)s)")
+    parser.add_argument("--dask", metavar="ADDRESS",
+                        help="send the games to the Dask scheduler at ADDRESS (tcp://host:8786); the same "
+                             "results as a local run (needs the [sim] extra)")
+    parser.add_argument("--out", metavar="DIR", help="write report.json, PNG plots and failed games' replay logs here")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 # ------------------------------------------------------------------ golden
 def cmd_golden(args) -> int:
     """Replay the golden corpus (tests/golden/) and print a per-game diff; --update rewrites it."""
@@ -597,10 +648,14 @@ def build_parser() -> argparse.ArgumentParser:
                                                              "and decision (a reading we chose)")
     s.set_defaults(func=cmd_show)
 
-    m = sub.add_parser("map", parents=[common], help="draw the board graph as SVG")
+    m = sub.add_parser("map", parents=[common], help="draw the board graph as SVG or PNG (by --out's extension), "
+                                                     "optionally with a saved game's position")
     m.add_argument("pack", nargs="?", default=DEFAULT_PACK, metavar="PACK", help=PACK_HELP)
     m.add_argument("--players", type=_count(1), help="the player count whose board to draw (default: the pack's smallest)")
-    m.add_argument("--out", default="map.svg", metavar="FILE", help="the SVG file to write (default: %(default)s)")
+    m.add_argument("--out", default="map.svg", metavar="FILE",
+                   help="the file to write, SVG or PNG by its extension (default: %(default)s; PNG needs the [sim] extra)")
+    m.add_argument("--game", metavar="LOG", help="draw the position at the end of this game log (`play --log`): "
+                                                 "control, troops and agents, as the state holds them (needs [sim])")
     m.set_defaults(func=cmd_map)
 
     pl = sub.add_parser("play", parents=[common], help="play a whole game with bots and print an account and the scores")
@@ -664,6 +719,25 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "(a one-line summary is still printed)")
     t.set_defaults(func=cmd_test)
 
+    sim = sub.add_parser("simulate", parents=[common], help="play many bots' games of a pack: win rates, scores, "
+                                                             "lengths, events, with 95%% intervals; --check: the "
+                                                             "pack's balance expectations")
+    sim.add_argument("pack", nargs="?", default=DEFAULT_PACK, metavar="PACK", help=PACK_HELP)
+    _simulation_options(sim)
+    sim.add_argument("--check", action="store_true",
+                     help="check the pack's balance expectations (balance.yaml): exit 1 when one fails")
+    sim.set_defaults(func=cmd_simulate)
+
+    cmp = sub.add_parser("compare", parents=[common], help="the same seeds and bots on two packs: every aggregate's "
+                                                            "difference with a paired test (Holm-corrected)")
+    cmp.add_argument("pack_a", metavar="PACK_A", help="the reference pack (A): " + PACK_HELP.split(" (default")[0])
+    cmp.add_argument("pack_b", metavar="PACK_B", help="the changed pack (B), compared with A")
+    _simulation_options(cmp)
+    cmp.add_argument("--correction", choices=("holm", "bh"), default="holm",
+                     help="for the number of aggregates tested: holm (the default: no false difference at 5%% "
+                          "over them all) or bh (Benjamini-Hochberg: at most 5%% of the differences found are false)")
+    cmp.set_defaults(func=cmd_compare)
+
     mg = sub.add_parser("migrate", parents=[common], help="rewrite a pack written for an older version of the "
                                                           "language (pack.yaml `language:`) for the newest")
     mg.add_argument("pack", metavar="PACK", help=PACK_HELP.split(" (default")[0])
@@ -691,7 +765,7 @@ def main(argv=None) -> int:
     except RulespecError as e:
         _place_on_command_line(e.diagnostics, argv)
         print(e.render(), file=sys.stderr)
-        return 1
+        return 2 if e.code == "RS030" else 1         # RS030: an argument that cannot be used
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
