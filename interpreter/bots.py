@@ -1,11 +1,20 @@
-"""Bots: they only use the public API (legal_moves / apply), like any front end."""
+"""Bots: they only use the public API (legal_moves / apply), like any front end.
+
+The bot interface: a class with a `name`, built as `Bot(seed, **knobs)` (every knob has a
+default; `make_bot("mcts:iterations=32", seed)` parses them from text), whose
+`choose(engine, state, moves)` returns one of the legal `moves` for the player deciding in
+`state`. A bot draws only from its own generator, seeded by `seed`: the same seed plays the same
+moves. The searching bots (`greedy_eval`, `mcts`) are in interpreter/search_bots.py.
+"""
 from __future__ import annotations
 
+import inspect
 import random
 
-from rulespec.errors import RulespecError
+from rulespec.errors import Diagnostic, RulespecError, Span
 
 from .playout_policy import PlayoutPolicy
+from .search_bots import GreedyEvalBot, MctsBot
 
 
 class UniformBot:
@@ -189,12 +198,66 @@ class GreedyBot:
         return pool[self.rng.randrange(len(pool))]
 
 
-BOTS = {"random": RandomBot, "uniform": UniformBot, "planner": PlannerBot, "eager": EagerBot, "sticky": StickyBot, "first": FirstBot, "greedy": GreedyBot}
+BOTS = {"random": RandomBot, "uniform": UniformBot, "planner": PlannerBot, "eager": EagerBot, "sticky": StickyBot,
+        "first": FirstBot, "greedy": GreedyBot, "greedy_eval": GreedyEvalBot, "mcts": MctsBot}
+
+
+def parse_bot(spec: str) -> tuple[str, dict]:
+    """'mcts:iterations=32,rollout=6' -> ('mcts', {'iterations': 32, 'rollout': 6}): a bot's
+    name and its knobs (numbers as numbers), checked against the bot's constructor (RS404
+    for an unknown bot or knob, naming the known ones)."""
+    name, _, rest = str(spec).partition(":")
+    name = name.strip()
+    if name not in BOTS:
+        raise RulespecError(Diagnostic("RS404", f"no bot '{name}'", Span("<bots>"), "bots: " + ", ".join(BOTS)))
+    params = inspect.signature(BOTS[name].__init__).parameters
+    knobs_ok = [k for k in params if k not in ("self", "seed")]
+    knobs = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or key not in knobs_ok:
+            raise RulespecError(Diagnostic("RS404", f"bot '{name}' has no knob '{part}'", Span("<bots>"),
+                                           f"knobs of {name}: " + (", ".join(f"{k}=..." for k in knobs_ok) or "none")))
+        knobs[key] = _knob_value(value.strip())
+    return name, knobs
+
+
+def _knob_value(text: str):
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def make_bot(spec: str, seed: int = 0):
+    """A bot from its name and knobs ('greedy_eval', 'mcts:iterations=32'), seeded."""
+    name, knobs = parse_bot(spec)
+    return BOTS[name](seed, **knobs)
+
+
+def seat_seed(seed: int, seat: int) -> int:
+    """The seed of the bot in seat `seat` (0-based) when each seat has its own bot."""
+    return seed * 1_000_003 + seat + 1
+
+
+class SeatedBots:
+    """One bot per seat (a list of specs, in the order of the game's players), each seeded by
+    seat_seed: what the ladder (scripts/ladder.py) plays, stronger bots against weaker."""
+
+    def __init__(self, specs, seed: int, players: list):
+        self.bots = {p: make_bot(spec, seat_seed(seed, i)) for i, (p, spec) in enumerate(zip(players, specs))}
+
+    def choose(self, engine, state, moves):
+        return self.bots[state["vm"]["pending"].get("player")].choose(engine, state, moves)
 
 
 def play_game(engine, players, seed: int, bot: str = "random", max_moves: int = 200_000,
               on_move=None, options=None, on_start=None):
-    """Play one game with bots; returns (final state, list of moves).
+    """Play one game with bots; returns (final state, list of moves). `bot`: one bot for every
+    seat ('mcts', with knobs 'mcts:iterations=32'), or a list of them, one per seat.
 
     The moves are applied in place (`apply(..., transactional=False)`): a bot never goes back
     to an earlier state, and not copying the state makes a move a third faster. A refused move
@@ -207,7 +270,10 @@ def play_game(engine, players, seed: int, bot: str = "random", max_moves: int = 
     state = engine.new_game(players, seed, options)
     if on_start:
         on_start(state)
-    bots = BOTS[bot](seed)
+    if isinstance(bot, (list, tuple)):      # one bot per seat, in the order of state["players"]
+        bots = SeatedBots(bot, seed, state["players"])
+    else:
+        bots = make_bot(bot, seed)
     moves = []
     while not engine.is_over(state) and len(moves) < max_moves:
         legal = engine.legal_moves(state)

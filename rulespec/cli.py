@@ -29,10 +29,24 @@ BOTS_HELP = {
     "first": "always the first legal move (deterministic, for tests)",
     "greedy": "one move ahead: the move after which the pack's scoring and heuristics value its position "
               "most (a random one 10% of the time)",
+    "greedy_eval": "one decision ahead with the pack's `evaluation` (payments as one macro-move); "
+                   "knobs: greedy_eval:horizon=turn,samples=2",
+    "mcts": "UCT search with a fixed iteration budget, cheap rollouts cut off by the pack's `evaluation`; "
+            "knobs: mcts:iterations=48,rollout=8 (slow)",
 }
 BOT_NAMES = tuple(BOTS_HELP)
 BOTS_OPTION_HELP = "who plays every seat (default: %(default)s; docs/bots.md):\n" + "\n".join(
     f"- {k}: {v}" for k, v in BOTS_HELP.items()).replace("%", "%%")
+
+
+def _bot_spec(text: str) -> str:
+    """--bots NAME[:KNOB=VALUE,...]: a bot of interpreter/bots.py with its knobs, checked."""
+    from interpreter.bots import parse_bot
+    try:
+        parse_bot(text)
+    except RulespecError as e:
+        raise argparse.ArgumentTypeError(f"{e.first.message} ({e.first.hint})") from None
+    return text
 
 
 class UsageError(RulespecError):
@@ -663,7 +677,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--players", type=_count(1), metavar="N",
                     help="how many players (default: 4, or the pack's smallest count when it is not played by 4)")
     pl.add_argument("--seed", type=_seed, default=0, help="the random seed of the game and the bots (default: %(default)s)")
-    pl.add_argument("--bots", choices=tuple(BOT_NAMES), default="random", help=BOTS_OPTION_HELP)
+    pl.add_argument("--bots", type=_bot_spec, default="random", help=BOTS_OPTION_HELP)
     pl.add_argument("--log", metavar="FILE", help="write the game log (JSON lines) here, for `rulespec replay`")
     pl.add_argument("--quiet", action="store_true", help="only events and scores, not every decision")
     pl.add_argument("--human", metavar="COLOURS", help="play these seats yourself at a terminal table, e.g. red or "
@@ -684,7 +698,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how many players (default: 4, or the pack's smallest count when it is not played by 4)")
     b.add_argument("--games", type=_count(1), default=5, metavar="N", help="how many games to play (default: %(default)s)")
     b.add_argument("--seed", type=_seed, default=0, help="the first game's seed, then seed+1... (default: %(default)s)")
-    b.add_argument("--bots", choices=tuple(BOT_NAMES), default="random", help=BOTS_OPTION_HELP)
+    b.add_argument("--bots", type=_bot_spec, default="random", help=BOTS_OPTION_HELP)
     b.add_argument("--json", action="store_true", help="print the measurement as JSON")
     b.add_argument("--against", metavar="REV", help="also time REV (a commit, branch or tag of this git checkout) "
                                                     "on the same seeds, interleaved, and print the ratio")

@@ -266,6 +266,10 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "value": F("expr:number", True, "the term for `player` (added to the player's score by the `planner` bot)"),
         "weight": F("number", doc="multiplies the value (default 1)"),
     }, id_is_referenced=False),
+    _k("evaluation", "how well placed a player is, as one number, for the searching bots (`greedy_eval`, `mcts`): not a rule", {
+        "value": F("expr:number", True, "the value for `player`, in Prestige Points; `score` is the player's total on the "
+                                        "score pad (docs/bots.md)", names=("score",)),
+    }, id_is_referenced=False),
     _k("die", "a die: `roll DIE as NAME` draws one of its faces from the game's seeded RNG", {
         "faces": F("list:any", True, "the faces, each as likely: numbers, \"texts\" or declared names (e.g. symbols)"),
     }),

@@ -1,0 +1,113 @@
+"""The searching bots (greedy_eval, mcts) and the pack's `evaluation`: deterministic for a
+seed, legal moves only, games that finish, and a broken evaluation is a positioned error."""
+from __future__ import annotations
+
+import pytest
+
+from interpreter.api import Engine
+from interpreter.bots import BOTS, make_bot, parse_bot, play_game
+from interpreter.evaluation import Evaluation
+from rulespec.errors import RulespecError
+from rulespec.pack import load_pack
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return Engine(load_pack("base_3to5"))
+
+
+def _moves(engine, bot, seed, n=60, players=3):
+    """The first n moves of a game played by `bot` (a spec), from a fresh bot."""
+    s = engine.new_game(players, seed)
+    b = make_bot(bot, seed)
+    out = []
+    while len(out) < n and not engine.is_over(s):
+        legal = engine.legal_moves(s)
+        mv = b.choose(engine, s, legal)
+        assert mv in legal
+        out.append(mv)
+        s = engine.apply(s, mv)
+    return out
+
+
+@pytest.mark.parametrize("bot", sorted(set(BOTS) - {"mcts", "planner"}) + ["mcts:iterations=4,rollout=2"])
+def test_every_bot_plays_the_same_moves_for_the_same_seed(engine, bot):
+    assert _moves(engine, bot, 5, n=40) == _moves(engine, bot, 5, n=40)
+
+
+def test_mcts_with_a_tiny_budget_plays_legal_deterministic_moves_that_depend_on_the_seed(engine):
+    a = _moves(engine, "mcts:iterations=3,rollout=2", 1, n=50)
+    assert a == _moves(engine, "mcts:iterations=3,rollout=2", 1, n=50)
+    assert a != _moves(engine, "mcts:iterations=3,rollout=2", 2, n=50)
+
+
+def test_greedy_eval_finishes_a_three_player_game_within_the_year_bound(engine):
+    state, moves = play_game(engine, 3, 0, "greedy_eval")
+    # ended by an end condition, long before the pack's Year bound (max_years)
+    assert engine.is_over(state)
+    assert state["year"] < engine.rs.game["max_years"]
+
+
+def test_one_bot_per_seat(engine):
+    state, moves = play_game(engine, 3, 2, ["greedy_eval", "random", "random"], options={"max_years": 3})
+    again, moves2 = play_game(engine, 3, 2, ["greedy_eval", "random", "random"], options={"max_years": 3})
+    assert moves == moves2
+
+
+def test_bot_knobs_are_checked():
+    assert parse_bot("mcts:iterations=8,scale=2.5") == ("mcts", {"iterations": 8, "scale": 2.5})
+    for bad in ("mcts:iteration=8", "nobot", "greedy_eval:horizon"):
+        with pytest.raises(RulespecError) as e:
+            parse_bot(bad)
+        assert e.value.first.code == "RS404"
+
+
+def test_the_base_evaluation_values_every_player(engine):
+    s = engine.new_game(4, 0)
+    vals = Evaluation.for_engine(engine).values(s)
+    assert set(vals) == set(s["players"])
+    # the score is part of it: the evaluation differs from the score by the means terms only
+    assert all(isinstance(v, float) for v in vals.values())
+
+
+def _pack(make_pack, name, rules):
+    return make_pack(name, {
+        "pack.yaml": f"""
+            id: {name}
+            name: {name}
+            version: 0.1.0
+            extends: base_3to5
+        """,
+        "rules/advice.rules": rules,
+    })
+
+
+def test_an_evaluation_with_an_unknown_name_is_a_positioned_error(make_pack):
+    root = _pack(make_pack, "bad_eval_name", """
+        evaluation sloppy "A misspelt name" {
+          value: score + count(player.citties)
+        }
+    """)
+    from validator.static import validate_pack
+    diags = [d for d in validate_pack(root).diagnostics if d.severity == "error"]
+    d = diags[0]
+    assert d.span.file.endswith("advice.rules") and d.span.line == 2 and "citties" in d.message
+
+
+def test_a_failing_evaluation_is_a_positioned_error_not_a_traceback(make_pack):
+    root = _pack(make_pack, "bad_eval_run", """
+        evaluation slip "A player where a City is expected" {
+          value: score + modified_value(player, player)
+        }
+    """)
+    eng = Engine(load_pack(root))
+    with pytest.raises(RulespecError) as e:
+        Evaluation.for_engine(eng, "slip").values(eng.new_game(4, 0))
+    d = e.value.first
+    assert d.code == "RS301" and "slip" in d.message and d.span.file.endswith("advice.rules") and d.span.line == 2
+
+
+def test_a_bot_naming_an_undeclared_evaluation_is_told_the_declared_ones(engine):
+    with pytest.raises(RulespecError) as e:
+        make_bot("greedy_eval:evaluation=nothere", 0).choose(engine, engine.new_game(3, 0), ["x", "y"])
+    assert "default" in e.value.first.hint
