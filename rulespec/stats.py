@@ -72,7 +72,8 @@ def rate_interval(values, confidence: float = CONFIDENCE) -> Estimate:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     sd = math.sqrt(sum((x - p) ** 2 for x in xs) / (n - 1)) if n > 1 else 0.0
-    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n, sd)
+    # the Wilson interval holds p in exact arithmetic; rounding can put a bound a hair past it
+    return Estimate(p, max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)), n, sd)
 
 
 def _betacf(a: float, b: float, x: float) -> float:

@@ -43,14 +43,14 @@ def test_mcts_with_a_tiny_budget_plays_legal_deterministic_moves_that_depend_on_
 
 def test_greedy_eval_finishes_a_three_player_game_within_the_year_bound(engine):
     state, moves = play_game(engine, 3, 0, "greedy_eval")
-    # ended by an end condition, long before the pack's Year bound (max_years)
+    # ended by an end condition, long before the pack's Year bound (max_rounds)
     assert engine.is_over(state)
-    assert state["year"] < engine.rs.game["max_years"]
+    assert state["year"] < engine.rs.game["max_rounds"]
 
 
 def test_one_bot_per_seat(engine):
-    state, moves = play_game(engine, 3, 2, ["greedy_eval", "random", "random"], options={"max_years": 3})
-    again, moves2 = play_game(engine, 3, 2, ["greedy_eval", "random", "random"], options={"max_years": 3})
+    state, moves = play_game(engine, 3, 2, ["greedy_eval", "random", "random"], options={"max_rounds": 3})
+    again, moves2 = play_game(engine, 3, 2, ["greedy_eval", "random", "random"], options={"max_rounds": 3})
     assert moves == moves2
 
 
