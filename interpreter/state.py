@@ -21,14 +21,13 @@ palaces; everything the game does afterwards goes through Runtime primitives. La
 from __future__ import annotations
 
 import copy
-
 import json
 
 from rulespec.board import board_for
 from rulespec.errors import RulespecError
 from rulespec.world import GAME, SIDE
 
-from . import sides, tracks
+from . import sides, tracks, world_store
 
 
 FORMAT = 1
@@ -168,10 +167,9 @@ def _declared_fields(rs, st: dict, setup_of: dict):
     """A field the pack declares (an overlay's new field) that the records above lack: its
     default, or its `@setup` value for a side, added at the end of each record (the fields the
     records already have keep their place and value)."""
-    world = getattr(rs, "world", None)
+    world = rs.world
     if world is None:
         return
-    from . import world_store
     for kind in world.kinds.values():
         records = st.get(kind.store) if kind.store else None
         fields = [f for f in kind.fields.values() if not f.sparse and not f.home]
