@@ -76,6 +76,14 @@ def _index(o, i):
         return None
 
 
+def _count(o, i):
+    """One key of a `count by` field: 0 when the key is not stored (a zero count is not kept)."""
+    try:
+        return o.get(i, 0)
+    except (AttributeError, TypeError):
+        return 0
+
+
 class Compiler:
     """Compiles expressions/blocks of one resolved pack. `names` maps global ids to types
     (declarations, cities, seas, colours), as the checker does."""
@@ -90,7 +98,8 @@ class Compiler:
         self.literals = literals or {}     # formula id -> its plain value, as prompts show it
         self.program = program or Program()
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
-        self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_field": world_store.get}
+        self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_count": _count,
+                               "_field": world_store.get}
         self._tmps = 0
         self._depth = 0         # of the expression being compiled, within its generated function
 
@@ -267,6 +276,11 @@ class Compiler:
     def c_Index(self, e, scope, env):
         obj, t = self._src(e.obj, scope, env)
         idx, _ = self._src(e.index, scope, env)
+        if isinstance(e.obj, A.Attr):
+            _, ot = self._src(e.obj.obj, scope, env)
+            slot = self.slots(ot.rstrip("?"), e.obj.name)
+            if slot is not None and slot.shape == "count":
+                return f"_count({obj}, {idx})", "number"      # a key not stored counts 0
         return f"_index({obj}, {idx})", (t[4:] if t.startswith("set:") else "any")
 
     def c_BinOp(self, e, scope, env):
@@ -410,8 +424,14 @@ class Compiler:
         if t is A.SetStmt:
             if isinstance(s.target, A.Name):
                 return (SET, sp, None, "var", s.target.id, self.fn(s.value, scope))
+            if isinstance(s.target, A.Index) and isinstance(s.target.obj, A.Attr):
+                # `set c.troops[p] = v`: one key of a `count by`/`map` field (Runtime.set_item)
+                obj, ot = self.expr(s.target.obj.obj, scope)
+                key = self.fn(s.target.index, scope)
+                return (SET, sp, obj, "index", (ot.rstrip("?"), s.target.obj.name, key), self.fn(s.value, scope))
             if not isinstance(s.target, A.Attr):
-                self.fail("`set` needs a variable or an attribute such as player.florins", sp)
+                self.fail("`set` needs a variable, an attribute such as player.florins, or a key of a "
+                          "`count by` field such as c.pieces[player]", sp)
             obj, ot = self.expr(s.target.obj, scope)
             return (SET, sp, obj, ot.rstrip("?"), s.target.name, self.fn(s.value, scope))
         if t is A.If:

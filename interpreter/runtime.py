@@ -15,7 +15,7 @@ from rulespec import flow, limits
 from rulespec.board import Board
 from rulespec.errors import RuleFault
 
-from . import costs, events, payment, tracks, world_store
+from . import costs, events, payment, tracks, vm, world_store
 from .fight import FightMixin
 from .palace import PalaceMixin, rooms_ahead
 from .state import type_of
@@ -213,9 +213,6 @@ class Runtime(PalaceMixin, FightMixin):
     def a_player_colour(self, p):
         return p
 
-    def a_player_troops(self, p):
-        return sum(s["troops"].get(p, 0) + s["besiegers"].get(p, 0) for s in self.state["cities"].values())
-
     def a_player_cards(self, p):
         if self.memo is None or not isinstance(p, str):
             return self._player_cards(p)
@@ -256,10 +253,6 @@ class Runtime(PalaceMixin, FightMixin):
 
     def a_city_neutral(self, c):
         return self.C(c)["controller"] is None
-
-    def a_city_troops(self, c):
-        s = self.C(c)
-        return s["troops"].get(s["controller"], 0) if s["controller"] else 0
 
     def a_city_tile(self, c):
         return self.city_tile_of(c)
@@ -388,7 +381,28 @@ class Runtime(PalaceMixin, FightMixin):
                 slot = self.rs.slot(t, name)
             if slot is not None:
                 return world_store.get(self, slot, obj)
+            if t in ("room", "space"):
+                rec = self._record_at(obj, False)
+                if rec is not None and name in rec:
+                    return rec[name]
         return self.field_of(obj, name, env)
+
+    def _record_at(self, ref, create: bool):
+        """The stored record a reference to a place names: a Room of a Palace ("red.room2") or
+        a track space a piece may stand on (space(t, n), stored once something stands there:
+        `create`); None for a reference to nothing stored (a read of a spot left empty)."""
+        if ".room" in ref:
+            owner, room = ref.split(".room", 1)
+            rooms = self.state["p"][owner]["rooms"] if owner in self.state["p"] else ()
+            return rooms[int(room)] if room.isdigit() and int(room) < len(rooms) else None
+        if ref.startswith("space:"):
+            if not create:
+                try:
+                    return tracks.spot(self, ref, {}, False)
+                except Abort:
+                    return None
+            return tracks.spot(self, ref, {}, True)
+        return None
 
     def field_of(self, obj, name, env):
         """`x.field` on a declared object: its compiled field value (card.cost, alliance.pp...)."""
@@ -439,10 +453,25 @@ class Runtime(PalaceMixin, FightMixin):
         if isinstance(obj, str) and (self.is_card(obj) or self.is_tile(obj)):
             self.state.setdefault("vars", {}).setdefault(obj, {})[name] = value
             return
+        if isinstance(obj, str) and self.type_name(obj) in ("room", "space"):
+            rec = self._record_at(obj, True)        # Abort: a track space that is not a spot
+            if rec is not None and (name in rec or obj.startswith("space:")):
+                rec[name] = value
+                return
         if otype == "player" or obj in self.state["p"]:
             self.P(obj)["vars"][name] = value
             return
         raise Abort(f"cannot set {name} of {obj}", span)
+
+    def set_item(self, otype, obj, name, key, value, span):
+        """`set x.name[key] = v`: one key of a declared `count by` or `map` field
+        (interpreter/world_store.py `put_item`)."""
+        slot = self.rs.slot(otype, name) if otype not in (None, "any") else None
+        if slot is None and isinstance(obj, str):
+            slot = self.rs.slot(self.type_name(obj), name)
+        if slot is None or slot.shape not in ("count", "map"):
+            raise Abort(f"cannot set {name}[{key}] of {obj}: not a declared `count by` or `map` field", span)
+        world_store.put_item(self, slot, obj, key, value)
 
     def formula(self, name, args, kwargs, env):
         f = self.rs.formulas[name]
@@ -578,9 +607,9 @@ class Runtime(PalaceMixin, FightMixin):
         return f"space:{track}:{int(n)}"
 
     def space_field(self, ref, name, env):
-        _, track, n = ref.split(":")
-        spaces = self.rs.tracks[track]["spaces"]
-        n = int(n)
+        _, track, n = (ref.split(":") + ["", ""])[:3]
+        spaces = self.rs.tracks[track]["spaces"] if track in self.rs.tracks else ()
+        n = int(n) if n.isdigit() else -1
         if not 0 <= n < len(spaces):
             return None
         v = spaces[n].get(name)
@@ -614,12 +643,6 @@ class Runtime(PalaceMixin, FightMixin):
         if isinstance(x, str) and ".room" in x:
             return x.split(".room", 1)[0]
         return self.owner_of(x)
-
-    def f_agent_count(self, x):
-        try:
-            return 1 if self._agent_slot(x)["agent"] is not None else 0
-        except Abort:
-            return 0
 
     def f_marked(self, x, flag):
         return [x, flag] in self.state.get("marks", [])
@@ -750,18 +773,6 @@ class Runtime(PalaceMixin, FightMixin):
                 if o not in out:
                     out.append(o)
         return out
-
-    def f_agent_at(self, where):
-        try:
-            return self._agent_slot(where)["agent"]
-        except Abort:
-            return None
-
-    def f_troops_at(self, c, p=None):
-        s = self.C(c)
-        if p is None:
-            return sum(s["troops"].values()) + sum(s["besiegers"].values())
-        return s["troops"].get(p, 0) + s["besiegers"].get(p, 0)
 
     def f_holder(self, a):
         return self.state["alliances"][a]["holder"]
@@ -929,47 +940,30 @@ class Runtime(PalaceMixin, FightMixin):
             raise RuleFault("RS107", f"event '{name}' has no key '{unknown[0]}'", span, f"its keys: {', '.join(keys)}")
         self.events.append({"event": name, **{k: events.json_safe(kw.get(k), span, k) for k in keys}})
 
-    def v_gain(self, env, args, kw, span):
-        what, n = args[0], (args[1] if len(args) > 1 else 1)
-        p = kw.get("player", env.get("player"))
-        pl = self.P(p)
-        n = int(n or 0)
-        if what == self.rs.money:
-            pl["florins"] += n
-        elif what == "agent":
-            add = min(n, pl["agents_max"] - pl["agents_total"])
-            pl["agents_total"] += add
-            pl["agents_available"] += add
-        elif what == "war_token":
-            self.v_take_war_token(env, [n], kw, span)
-        elif what in self.rs.symbols:
-            k = self._payment_in_progress()
-            if n <= 0:
-                return
-            if k is None:
-                self.log(f"{p} gains {n} {what} (not storable: lost)")
-            else:
-                k["pool"][what] = k["pool"].get(what, 0) + n
-        else:
-            raise Abort(f"cannot gain '{what}'", span)
-
     def _payment_in_progress(self):
         for fr in reversed(self.state["vm"]["frames"]):
             if isinstance(fr.get("k"), dict) and "need" in fr["k"]:
                 return fr["k"]
         return None
 
-    def v_lose(self, env, args, kw, span):
-        what, n = args[0], int(args[1] if len(args) > 1 else 1)
-        p = kw.get("player", env.get("player"))
-        pl = self.P(p)
-        if what == self.rs.money:
-            pl["florins"] = max(0, pl["florins"] - n)
-        elif what == "war_token":
-            pl["war_tokens"] = max(0, pl["war_tokens"] - n)
-            self.state["supply"]["war_tokens"] += n
+    def v_add_to_payment(self, env, args, kw, span):
+        """add_to_payment(symbol, n): n symbols for the payment in progress (a Crown an
+        Indulgence lends while paying); with no payment in progress they are lost."""
+        what, n = args[0], int((args[1] if len(args) > 1 else 1) or 0)
+        if what not in self.rs.symbols:
+            raise Abort(f"cannot gain '{what}'", span)
+        k = self._payment_in_progress()
+        if n <= 0:
+            return
+        if k is None:
+            self.log(f"{env.get('player')} gains {n} {what} (not storable: lost)")
         else:
-            raise Abort(f"cannot lose '{what}'", span)
+            k["pool"][what] = k["pool"].get(what, 0) + n
+
+    def v_remeasure(self, env, args, kw, span):
+        """remeasure(side): the tracks that measure something (`measures:`) put the side where
+        the formula now says (its control discs changed)."""
+        self._measures_moved(args[0])
 
     def v_flip(self, env, args, kw, span):
         x, side = args[0], (args[1] if len(args) > 1 else None)
@@ -983,23 +977,6 @@ class Runtime(PalaceMixin, FightMixin):
                     t["exhausted"] = (side == "exhausted") if side else not t["exhausted"]
                     return
         raise Abort(f"{x} is not a card or tile that can flip", span)
-
-    def v_place_disc(self, env, args, kw, span):
-        c = args[0]
-        p = kw.get("player", env.get("player"))
-        s = self.C(c)
-        s["controller"] = p
-        n = s["besiegers"].pop(p, 0)          # the besiegers now hold the City
-        if n:
-            s["troops"][p] = s["troops"].get(p, 0) + n
-        self._measures_moved(p)
-
-    def v_remove_disc(self, env, args, kw, span):
-        s = self.C(args[0])
-        old = s["controller"]
-        s["controller"] = None
-        if old:
-            self._measures_moved(old)
 
     def place_measured_tracks(self):
         """Setup: tracks that measure something (the Cities track) start where they measure;
@@ -1125,8 +1102,8 @@ class Runtime(PalaceMixin, FightMixin):
         else:
             self.put_on_court(p, inst, placement if placement in ("left", "right") else None)
         self._fresh(inst)
-        if item.get("agent"):
-            self.v_gain(env, ["agent", 1], {"player": p}, span)
+        if item.get("agent") and "gain" in self.rs.procedures:      # gain(agent): pieces.rules
+            vm.run_now(self, *self.call(self.rs.procedures["gain"], env, ["agent", 1], {"player": p}))
         self.update_cortigiano_spaces(p)
 
     def _space_capacity(self, p):
@@ -1177,92 +1154,6 @@ class Runtime(PalaceMixin, FightMixin):
             self.state["supply"]["notables"][t].sort()
         elif item.get("type") == "indulgence":
             self.state["supply"]["indulgences"].append(x)
-
-    def v_place_troop(self, env, args, kw, span):
-        c = args[0]
-        p = kw.get("player", env.get("player"))
-        pl = self.P(p)
-        if pl["troops_reserve"] <= 0:
-            raise Abort(f"{p} has no troop in reserve", span)
-        pl["troops_reserve"] -= 1
-        s = self.C(c)
-        s["troops"][p] = s["troops"].get(p, 0) + 1
-
-    def v_move_troop(self, env, args, kw, span):
-        a, b = args[0], args[1]
-        p = kw.get("player", env.get("player"))
-        sa, sb = self.C(a), self.C(b)
-        if sa["troops"].get(p, 0) > 0:
-            sa["troops"][p] -= 1
-            if not sa["troops"][p]:
-                del sa["troops"][p]
-        elif sa["besiegers"].get(p, 0) > 0:
-            sa["besiegers"][p] -= 1
-            if not sa["besiegers"][p]:
-                del sa["besiegers"][p]
-        else:
-            raise Abort(f"{p} has no troop at {a}", span)
-        key = "troops" if sb["controller"] == p else "besiegers"
-        sb[key][p] = sb[key].get(p, 0) + 1
-
-    def v_remove_troop(self, env, args, kw, span):
-        c = args[0]
-        p = args[1] if len(args) > 1 else env.get("player")
-        s = self.C(c)
-        for key in ("besiegers", "troops"):
-            if s[key].get(p, 0) > 0:
-                s[key][p] -= 1
-                if not s[key][p]:
-                    del s[key][p]
-                self.P(p)["troops_reserve"] += 1
-                return
-        raise Abort(f"{p} has no troop at {c}", span)
-
-    def _agent_slot(self, where, create=False):
-        if where in self.state["cities"]:
-            return self.state["cities"][where]
-        if where in self.state["alliances"]:
-            return self.state["alliances"][where]
-        if isinstance(where, str) and "." in where:     # "red.room2": a Palace room
-            owner, room = where.split(".", 1)
-            if owner in self.state["p"] and room.startswith("room"):
-                i = int(room[4:])
-                if 0 <= i < len(self.state["p"][owner]["rooms"]):
-                    return self.state["p"][owner]["rooms"][i]
-        if isinstance(where, str) and where.startswith("space:"):     # a track space (spot: true)
-            return tracks.spot(self, where, {"agent": None}, create)
-        raise Abort(f"'{where}' is not a place where a piece can stand")
-
-    def agent_locations(self, p) -> list:
-        out = [c for c, s in self.state["cities"].items() if s["agent"] == p]
-        out += [a for a, s in self.state["alliances"].items() if s["agent"] == p]
-        for q, pl in self.state["p"].items():
-            out += [f"{q}.room{i}" for i, r in enumerate(pl["rooms"]) if r["agent"] == p]
-        return out
-
-    def v_place_agent(self, env, args, kw, span):
-        where = args[0]
-        p = kw.get("player", env.get("player"))
-        slot = self._agent_slot(where, create=True)
-        if slot["agent"] is not None:
-            raise Abort(f"{where} already holds an Agent", span)
-        pl = self.P(p)
-        src = kw.get("from")
-        if src:
-            self._agent_slot(src)["agent"] = None
-        elif pl["agents_available"] > 0:
-            pl["agents_available"] -= 1
-        else:
-            raise Abort(f"{p} has no Agent available", span)
-        slot["agent"] = p
-
-    def v_remove_agent(self, env, args, kw, span):
-        slot = self._agent_slot(args[0])
-        owner = slot["agent"]
-        if owner is None:
-            raise Abort(f"no Agent at {args[0]}", span)
-        slot["agent"] = None
-        self.P(owner)["agents_available"] += 1
 
     def v_advance(self, env, args, kw, span):
         track, n = args[0], int(args[1] if len(args) > 1 else 1)

@@ -49,17 +49,17 @@ def push(rt, block: int, env: dict, scope: bool = False):
     frames.append(fr)
 
 
-def run(rt):
-    """Execute until a decision is pending or nothing is left to run. A fault of the rules
-    (division by zero, a limit passed: RuleFault) is given the position of the instruction
-    that met it when it has none of its own."""
+def run(rt, floor: int = 0):
+    """Execute until a decision is pending or nothing is left to run (above the first `floor`
+    frames: see run_now). A fault of the rules (division by zero, a limit passed: RuleFault)
+    is given the position of the instruction that met it when it has none of its own."""
     vm = rt.state["vm"]
     frames = vm["frames"]
     blocks = rt.program.blocks
     steps = 0
     ins = None
     try:
-        while frames:
+        while len(frames) > floor:
             if vm["pending"] is not None:
                 return
             fr = frames[-1]
@@ -67,8 +67,9 @@ def run(rt):
             pc = fr["pc"]
             if pc >= len(instrs):
                 frames.pop()
-                if not frames:
-                    rt.on_flow_end()
+                if len(frames) == floor:
+                    if not floor:
+                        rt.on_flow_end()
                 elif frames[-1]["k"] is not None:     # a child returns to its instruction
                     frames[-1]["returned"] = True
                 continue
@@ -93,6 +94,20 @@ def run(rt):
     except RecursionError:
         raise RuleFault("RS305", "the rules recurse too deeply", ins[1] if ins is not None else None,
                         "a formula or procedure that calls itself needs a case that stops") from None
+
+
+def run_now(rt, block: int, env: dict):
+    """Run a procedure's block to its end at once, above whatever the VM is doing (a
+    primitive that runs a pack procedure, as taking a card with an Agent runs `gain`). It
+    may not ask for a decision."""
+    vm = rt.state["vm"]
+    pending, vm["pending"] = vm["pending"], None
+    floor = len(vm["frames"])
+    push(rt, block, env, scope=True)
+    run(rt, floor)
+    if vm["pending"] is not None:
+        raise Abort("a procedure run by a primitive asked for a decision")
+    vm["pending"] = pending
 
 
 def _next(fr):
@@ -121,6 +136,10 @@ def x_set(rt, fr, ins, returned):
                 f["env"][name] = value
             if f.get("scope"):
                 break
+    elif otype == "index":            # `set x.F[key] = v`: name is (type of x, F, key)
+        t, field, key = name
+        env = fr["env"]
+        rt.set_item(t, obj(rt, env), field, key(rt, env), value, sp)
     else:
         rt.set_attr(otype, obj(rt, fr["env"]), name, value, sp)
     fr["pc"] += 1

@@ -109,3 +109,21 @@ def put(rt, s: Slot, x, value):
     elif s.shape in ("count", "map") and value is not None:
         value = {k: n for k, n in dict(value).items() if n} if s.shape == "count" else dict(value)
     rec[s.key] = value
+
+
+def put_item(rt, s: Slot, x, key, value):
+    """`set x.F[key] = value` on a `count by` or `map` field, changed in place so the other keys
+    keep their order (the order of a record's keys is part of the stored state): a new key goes
+    at the end; a count of 0 (or less) removes its key, as a count by is never kept at zero."""
+    rec = record(rt, s.store, x, s.kind)
+    if s.home:
+        rec = rec[s.home]
+    m = rec.get(s.key) if s.sparse else rec[s.key]
+    if m is None:
+        m = rec[s.key] = {}
+    if s.shape == "count":
+        value = int(value or 0)
+        if value <= 0:
+            m.pop(key, None)
+            return
+    m[key] = value

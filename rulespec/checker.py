@@ -78,6 +78,7 @@ class Checker:
         self.name_kind: dict[str, str] = {}
         self.world = build_world(pack)
         self.field_hit = None               # set by e_Attr: the declared field an attribute reads
+        self.attr_base = None               # set by e_Attr: the type of the value it reads from
         # method formulas, read x.NAME: (type of their first parameter, id) -> the formula
         self.methods = {(CHECKER_TYPE.get(d.params[0].type, d.params[0].type), str(d.id)): d
                         for d in pack.of_kind("formula") if d.params and d.params[0].type}
@@ -423,6 +424,19 @@ class Checker:
     def stmt(self, s, env: dict):
         if isinstance(s, A.Let):
             env[s.name] = self.expr(s.value, env)
+        elif isinstance(s, A.SetStmt) and isinstance(s.target, A.Index):
+            # `set c.troops[p] = n`: one key of a declared `count by` or `map` field
+            self.field_hit = None
+            tobj = s.target.obj
+            self.expr(tobj, env)
+            wf = self.field_hit
+            known = isinstance(tobj, A.Attr) and self.attr_base != "any"     # else: known at run time
+            self.expr(s.target.index, env)
+            if not isinstance(tobj, A.Attr) or (known and (wf is None or wf.type.shape not in ("count", "map"))):
+                self.diag("RS106", "`set X[key] = v` sets one key of a declared `count by` or `map` field, "
+                          "and this is not one", s.target.span,
+                          "e.g. `set c.troops[player] = c.troops[player] + 1` for `field troops: count by side on city`")
+            self.expr(s.value, env)
         elif isinstance(s, A.SetStmt):
             self.field_hit = None
             self.expr(s.target, env)
@@ -769,7 +783,7 @@ class Checker:
     def e_Attr(self, e, env):
         t = self.expr(e.obj, env)
         self.field_hit = None       # the declared field `e` reads, for `set` (stmt)
-        base = t.rstrip("?")
+        base = self.attr_base = t.rstrip("?")
         attrs = ATTRIBUTES.get(base)
         if attrs is not None:
             if e.name in attrs:

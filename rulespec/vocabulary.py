@@ -70,8 +70,6 @@ FUNCTIONS: dict[str, Sig] = {
     "bottom": Sig(("any", "symbol"), "number", "how many of a symbol the bottom of one card or tile shows"),
     "owns": Sig(("player", "any"), "bool", "the player owns this card/tile (or one of this type)"),
     "owned": Sig(("player", "str"), "set:any", "the player's cards/tiles of a type (notable, title, city...)"),
-    "agent_at": Sig(("any",), "player?", "whose Agent is on a city, room, alliance or track space (space(t, n))"),
-    "troops_at": Sig(("city", "player"), "number", "a player's troops in (or in front of) a city", 1),
     "holder": Sig(("alliance",), "player?", "who holds an alliance"),
     "option": Sig(("str",), "any", "the value of a rule option"),
     "find": Sig(("any", "any", "any"), "set:any", "the instances of a declared kind whose stored field holds a value: find(city, controller, player)"),
@@ -87,7 +85,6 @@ FUNCTIONS: dict[str, Sig] = {
     "room_ahead": Sig(("player", "number"), "room?", "the Room n Rooms clockwise from the player's Action marker (none before it is placed): where moving it n Rooms would land"),
     "free_spaces": Sig(("player", "str"), "number", "empty open Cortigiano spaces on the 'left' or 'right' edge"),
     "owner_of": Sig(("any",), "player?", "who controls a City, owns a Palace Room, or holds an Alliance"),
-    "agent_count": Sig(("any",), "number", "Agents on a City, Room or Alliance"),
     "marked": Sig(("any", "str"), "bool", "a flag set with mark(); flags clear at the end of each phase"),
     "without": Sig(("cost", "symbol", "number"), "cost", "the cost with up to n of one symbol waived (a free Crown...)"),
     "reductions": Sig(("cost", "number"), "set:cost", "the cost with n symbols of the payer's choice waived"),
@@ -99,7 +96,6 @@ FUNCTIONS: dict[str, Sig] = {
 ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
     "player": {
         "colour": ("colour", "the player's colour"),
-        "troops": ("number", "troops on the board"),
         "cards": ("set:card", "cards in the Palace"),
         "tiles": ("set:tile", "tiles in the Domain"),
         "indulgences": ("number", "Indulgence cards in the Palace"),
@@ -130,7 +126,6 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
         "pirate": ("bool", "a pirate port"),
         "annexable": ("bool", "may be annexed"),
         "neutral": ("bool", "no control disc"),
-        "troops": ("number", "defending troops"),
         "tile": ("tile?", "the City tile of this city"),
         "starting_colour": ("colour?", "whose coat of arms the tile bears"),
     },
@@ -154,19 +149,10 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
 
 # Verbs: statements that change the state. Each is one primitive implemented in Python.
 VERBS: dict[str, Sig] = {
-    "gain": Sig(("any", "number"), "none", "gain florins, symbols for the current payment, agents, troops...", 1),
-    "lose": Sig(("any", "number"), "none", "lose florins, troops...", 1),
     "flip": Sig(("any", "str"), "none", "flip a card/tile to 'available' or 'exhausted'", 1),
-    "place_disc": Sig(("city",), "none", "put the player's control disc on a city"),
-    "remove_disc": Sig(("city",), "none", "remove the control disc from a city"),
     "take_tile": Sig(("any", "str"), "none", "take a tile into the Domain, on the given side", 1),
     "take_card": Sig(("any",), "none", "take a card onto an empty Cortigiano space"),
     "discard": Sig(("any",), "none", "discard a card (Notables go back to the display)"),
-    "place_troop": Sig(("city",), "none", "recruit a troop into a city"),
-    "move_troop": Sig(("city", "city"), "none", "move one troop (stops and besieges at a foreign city)"),
-    "remove_troop": Sig(("city", "player"), "none", "remove a troop to its owner's reserve", 1),
-    "place_agent": Sig(("any",), "none", "place or move the player's Agent to a city, room, alliance or track space declared `spot: true` (space(t, n))"),
-    "remove_agent": Sig(("any",), "none", "remove an Agent from a city, room, alliance or track space"),
     "advance": Sig(("track", "number"), "none", "move the player's disc along a track", 1),
     "move_along": Sig(("track", "number"), "none", "move a shared marker n spaces along its track, back when n < 0, stopping at either end: move_along(t, -2, marker: m)"),
     "take_war_token": Sig(("number",), "none", "take +1 War Bonus tokens from the supply", 1),
@@ -194,6 +180,8 @@ VERBS: dict[str, Sig] = {
     "use_bottom": Sig(("any",), "none", "the card's bottom can pay nothing else in this action"),
     "play_phase": Sig(("phase",), "none", "play a phase: before, each player in turn order, after; then end conditions"),
     "check_end": Sig(("str",), "none", "check the end conditions declared for this moment"),
+    "add_to_payment": Sig(("symbol", "number"), "none", "add n symbols to the payment in progress (lost when none is): what gain(crown) does while paying", 1),
+    "remeasure": Sig(("player",), "none", "put a side where the tracks that measure something (`measures:`) now place it"),
 }
 
 # Bare names with a fixed meaning (sides, deck types, tile types...), usable as values.

@@ -34,7 +34,6 @@ BUILTIN_STORE = {SIDE: "p"}
 READS_A_FIELD = {
     ("player", "rooms"), ("player", "marker"), ("player", "trophies_from"),
     ("room", "indulgence"), ("room", "agent"),
-    ("city", "troops"),
 }
 
 

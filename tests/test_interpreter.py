@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from interpreter import vm
 from interpreter.api import Engine, IllegalMove
 from interpreter.replay import replay, state_hash, write_log
 from interpreter.state import dumps, loads
@@ -190,6 +191,16 @@ def test_money_is_the_packs_storable_symbol(make_pack):
             symbol ducat "Ducat" {
               storable: true
             }
+            # gain is the pack's (rules/pieces.rules): it says which symbol goes to the treasury
+            modify procedure gain {
+              effect: {
+                if what == ducat {
+                  set player.florins = player.florins + n
+                } else {
+                  add_to_payment(what, n)
+                }
+              }
+            }
         """,
     })
     eng = Engine(load_pack(root))
@@ -197,9 +208,13 @@ def test_money_is_the_packs_storable_symbol(make_pack):
     s = eng.new_game(3, seed=1)
     rt = eng.runtime(s)
     before = s["p"]["red"]["florins"]
-    rt.v_gain({"player": "red"}, ["ducat", 2], {}, None)
-    rt.v_gain({"player": "red"}, ["florin", 5], {}, None)      # not money any more: no treasury
+    s["vm"], s["over"] = {"frames": [], "pending": None}, True     # run the procedure alone
+    for args in (["ducat", 2], ["florin", 5]):          # florin: not money any more, no treasury
+        block, env = rt.verb("gain", {"player": "red"}, args, {}, None)
+        vm.push(rt, block, env, scope=True)
+        vm.run(rt)
     assert s["p"]["red"]["florins"] == before + 2
+    assert rt.florins("red") == before + 2               # what payments take from
 
 
 def test_new_game_takes_the_colours_of_that_player_count(engine):
