@@ -333,6 +333,7 @@ class Ruleset:
     def _k_formula(self, d):
         self.formulas[d.id] = {"params": [(p.name, self.comp.expr(p.default, {})[0] if p.default is not None else None)
                                           for p in d.params],
+                               "names": tuple(p.name for p in d.params),
                                "value": self.fn(d, "value", default=_const(None))}
 
     def _k_die(self, d):

@@ -478,10 +478,14 @@ class Runtime(PalaceMixin, FightMixin):
         self.work -= 1
         if self.work < 0 or self.formula_depth >= limits.MAX_FORMULA_DEPTH:
             self._formula_limit(name)
+        local = {"player": env.get("player"), "action": env.get("action")}
+        params = f["params"]
+        if kwargs or len(args) != len(params):
+            self._bind(params, args, kwargs, local)
+        else:                       # every parameter given by position: the common call
+            local.update(zip(f["names"], args))
         self.formula_depth += 1
         try:
-            local = {"player": env.get("player"), "action": env.get("action")}
-            self._bind(f["params"], args, kwargs, local)
             return f["value"](self, local)
         finally:
             self.formula_depth -= 1
