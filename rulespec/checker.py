@@ -815,6 +815,14 @@ class Checker:
                                                           f"declare it: `field {e.name} {{ on: {base}; type: ... }}`"),
                           missing=(e.name,))
                 return "any"
+        if base in self.kinds and base not in KINDS:    # a catalogue kind of the pack: its fields are typed
+            spec = self.kinds[base]
+            if e.name in spec.fields:
+                return _value_type(spec.fields[e.name].type)
+            known = list(spec.fields) + self.world.names_on(base)
+            self.diag("RS105", f"a {base} has no field '{e.name}'", e.span,
+                      did_you_mean(e.name, known) or "fields: " + ", ".join(known), missing=(e.name,))
+            return "any"
         if base in self.kinds and isinstance(e.obj, A.Name):
             spec = self.kinds[base]
             if e.name not in spec.fields and not spec.open_fields and not spec.blocks:
@@ -988,6 +996,22 @@ def _type_hint(expected: str) -> str:
     return {"bool": "a condition such as `x > 2`, `c.controller == player`, `a and b`",
             "number": "a number or a formula such as `count(...)`, `city.value + 1`",
             "player": "a player, e.g. `player` or a variable bound by `choose p in players`"}.get(expected, "")
+
+
+def _value_type(ftype: str) -> str:
+    """The checker's type of a declared value of a field of type `ftype` (a kinds.py type)."""
+    if ftype in ("int", "number", "expr:number", "expr:int"):
+        return "number"
+    if ftype in ("bool", "expr:bool", "str"):
+        return ftype.removeprefix("expr:")
+    if ftype.startswith("enum:"):
+        return "str"
+    if ftype.startswith("ref:"):
+        return CHECKER_TYPE.get(ftype[4:], ftype[4:])
+    if ftype.startswith("list:"):
+        inner = _value_type(ftype[5:])
+        return "set:" + inner
+    return "any"
 
 
 def _kind_span(decl: Decl) -> Span:

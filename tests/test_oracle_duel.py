@@ -207,3 +207,12 @@ def test_the_pack_s_scenarios_pass():
     for f in files:
         out = run_scenario(f, [PACKS])
         assert out.ok, (f.name, out.failures)
+
+
+def test_the_values_of_an_omen_are_typed_by_its_kind_s_field_lines(make_pack):
+    found = _findings(_overlay(make_pack, 'scoring bad "Bad" { points: ember.suit }\n'
+                                          'scoring worse "Worse" { points: ember.powr + ember.charge }\n'))
+    assert [(c, l, col, m) for c, l, col, m, _ in found] == [
+        ("RS106", 1, 29, "field 'points' must be a number, but this is a text"),     # suit: an enum's value
+        ("RS105", 2, 33, "a omen has no field 'powr'")]
+    assert "power" in found[1][4]
