@@ -1,10 +1,14 @@
 """Regenerate the kinds/vocabulary tables of docs/language.md (sections 10 and 11) from
-rulespec/kinds.py and rulespec/vocabulary.py. Usage: python docs/regen_tables.py ."""
+rulespec/kinds.py, the catalogue kinds the base pack declares (content/base_3to5/rules/catalogue.rules,
+rulespec/catalogue.py) and rulespec/vocabulary.py. Usage: python docs/regen_tables.py ."""
 import re, sys
 root = sys.argv[1] if len(sys.argv) > 1 else "/work/main"
 sys.path.insert(0, root)
 from rulespec.kinds import KINDS, _common
 from rulespec import vocabulary as V
+from rulespec.checker import Checker
+from rulespec.pack import load_pack
+BASE_KINDS = {n: k for n, k in Checker(load_pack(f"{root}/content/base_3to5")).kinds.items() if n not in KINDS}
 def esc(s): return s.replace("|", "\\|")
 def sig(n, s):
     ps = list(s.params)
@@ -12,7 +16,7 @@ def sig(n, s):
         ps = ps[:len(ps) - s.optional] + [p + "?" for p in ps[len(ps) - s.optional:]]
     return f"`{n}({', '.join(ps)})`"
 kt = ["| Kind | Field | Type | Meaning |", "|---|---|---|---|"]
-for k in KINDS.values():
+for k in list(KINDS.values()) + list(BASE_KINDS.values()):
     rows = []
     for n, f in k.fields.items():
         if n in _common: continue
@@ -25,6 +29,8 @@ for k in KINDS.values():
         rows.append(("*any other field*", "any", "free-form data", False))
     for i, (n, t, d, req) in enumerate(rows):
         head = f"**{k.name}** — {esc(k.doc)}" if i == 0 else ""
+        if head and k.name in BASE_KINDS:
+            head += " (a catalogue kind of the base pack: `kind " + k.name + "`)"
         kt.append(("| " + head + " | " if head else "| | ") + f"{n} | `{esc(t)}` | {esc(d)}{' **(required)**' if req else ''} |")
 g = ["| Name | Type | Meaning |", "|---|---|---|"] + [f"| `{n}` | `{t}` | {esc(d)} |" for n, (t, d) in V.GLOBALS.items()]
 fn = ["| Function | Returns | Meaning |", "|---|---|---|"] + [f"| {sig(n, s)} | `{s.returns}` | {esc(s.doc)} |" for n, s in V.FUNCTIONS.items()]

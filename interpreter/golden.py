@@ -29,6 +29,8 @@ from rulespec.errors import Diagnostic, RulespecError, Span, did_you_mean
 from .replay import moves_hash, read_log, short, state_hash, write_log
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "tests" / "golden"
+# the test packs (tests/packs/): the corpus may name one by its id, wherever it is run from
+TEST_PACKS = DEFAULT_DIR.parent / "packs"
 CORPUS_FILE = "corpus.yaml"
 GOLDEN_FILE = "golden.json"
 COMMAND = "rulespec golden"
@@ -166,7 +168,8 @@ class Played:
 
 
 def play_corpus(corpus: Corpus) -> Played:
-    from .api import engine_for
+    from rulespec.pack import load_pack
+    from .api import Engine
     played = Played({}, {}, {})
     specs = list(corpus.entries)
     if corpus.log:
@@ -177,7 +180,7 @@ def play_corpus(corpus: Corpus) -> Played:
         pid = spec["pack"]
         if pid not in played.packs:
             try:
-                engine = engine_for(pid)        # loaded once per process
+                engine = Engine(load_pack(pid, [TEST_PACKS]))       # loaded once per process
             except RulespecError as e:
                 played.packs[pid] = {"error": f"the pack does not load: {e.first.message} ({e.first.span})"}
             else:

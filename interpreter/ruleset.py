@@ -91,6 +91,9 @@ class Ruleset:
     slots: dict = field(default_factory=dict)                # (type, field) -> world_store.Slot or None
     sides: dict = field(default_factory=dict)      # side id -> {plays, commanded_by} (interpreter/sides.py)
     markers: dict = field(default_factory=dict)    # shared marker id -> {track, owner, start} (interpreter/tracks.py)
+    # the declared things of the pack's catalogue kinds (`kind K { instances: catalogue }`): id -> kind
+    things: dict = field(default_factory=dict)
+    thing_values: dict = field(default_factory=dict)   # (id, field) -> its static value (cache)
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -101,6 +104,8 @@ class Ruleset:
         rs.comp = Compiler(names, rs.program, literal_values(pack), slots=rs.slot,
                            methods=checker.method_types(), bare=checker.bare_formulas())
         rs.decls = pack.decls
+        catalogue = {k for k, kd in checker.world.kinds.items() if kd.decl_fields}
+        rs.things = {str(d.id): d.kind for d in pack.decls.values() if d.kind in catalogue}
         with limits.deep_recursion():       # nested expressions: a few Python frames per level
             for d in pack.decls.values():
                 getattr(rs, "_k_" + d.kind, lambda d: None)(d)
@@ -123,6 +128,24 @@ class Ruleset:
                 s = world_store.Slot(**{**s.__dict__, "default": self.static(f.decl, "default")})
         self.slots[key] = s
         return s
+
+    def thing_field(self, thing: str, name: str):
+        """`x.name` of a declared thing of a catalogue kind, while no rule has set it: what its
+        declaration gives, else the declared field's default (a sparse field, rulespec.world)."""
+        key = (thing, name)
+        try:
+            return self.thing_values[key]
+        except KeyError:
+            pass
+        kind = self.things[thing]
+        d = self.decls[(kind, thing)]
+        if name in d.fields:
+            v = self.static(d, name)
+        else:
+            f = self.world.kinds[kind].fields.get(name)
+            v = world_store.default_value(f) if f is not None else None
+        self.thing_values[key] = v
+        return v
 
     def fn(self, d: Decl, name: str, scope=None, default=None):
         """Compile field `name` of a declaration to fn(rt, env) (constants for YAML values)."""

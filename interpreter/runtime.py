@@ -432,6 +432,8 @@ class Runtime(PalaceMixin, FightMixin):
                 d = self.rs.decls.get((kind, obj))
                 if d is not None:
                     return self.rs.static(d, name)
+            if obj in self.rs.things:       # a thing of a catalogue kind the pack declares
+                return self.rs.thing_field(obj, name)
             if obj in self.state["p"]:
                 if name in ("commanded_by", "plays"):       # of the side's declaration, if any
                     side = self.rs.sides.get(obj)
@@ -450,7 +452,7 @@ class Runtime(PalaceMixin, FightMixin):
         if slot is not None:
             world_store.put(self, slot, obj, value)
             return
-        if isinstance(obj, str) and (self.is_card(obj) or self.is_tile(obj)):
+        if isinstance(obj, str) and (self.is_card(obj) or self.is_tile(obj) or obj in self.rs.things):
             self.state.setdefault("vars", {}).setdefault(obj, {})[name] = value
             return
         if isinstance(obj, str) and self.type_name(obj) in ("room", "space"):

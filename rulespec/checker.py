@@ -14,6 +14,7 @@ from . import limits
 from . import prompts
 from . import side_checks
 from .errors import Diagnostic, Span, did_you_mean, source_line_at
+from .catalogue import catalogue_specs
 from .kinds import KINDS, WORLD_KINDS, KindSpec
 from .pack import Decl, Pack
 from .flow import NAME_SPELLINGS, check_flow
@@ -77,6 +78,9 @@ class Checker:
         self.names: dict[str, str] = {}    # global name -> type
         self.name_kind: dict[str, str] = {}
         self.world = build_world(pack)
+        # the kinds of declaration: the language's, and the catalogue kinds the pack declares
+        specs, self._catalogue_findings = catalogue_specs(pack, self.world)
+        self.kinds: dict = {**KINDS, **specs}
         self.field_hit = None               # set by e_Attr: the declared field an attribute reads
         self.attr_base = None               # set by e_Attr: the type of the value it reads from
         # method formulas, read x.NAME: (type of their first parameter, id) -> the formula
@@ -108,8 +112,6 @@ class Checker:
             self.name_kind.setdefault(colour, "colour")
         for (kind, id_), d in self.pack.decls.items():
             if kind in WORLD_KINDS:         # descriptions of the world, not values (rulespec.world)
-                for value in self.world.enums.get(str(id_), ()) if kind == "enum" else ():
-                    self.names.setdefault(value, "str")     # an enum's values are names of texts
                 continue
             t = KIND_TYPES.get(kind, kind)
             self.names.setdefault(str(id_), t)
@@ -130,6 +132,11 @@ class Checker:
             self.names.setdefault(colour, "colour")
             self.name_kind.setdefault(colour, "colour")
         side_checks.collect_names(self)
+        # an enum's values are names of texts, unless something else has the name (a track
+        # `patronage` stays a track when an enum lists `patronage`)
+        for values in self.world.enums.values():
+            for value in values:
+                self.names.setdefault(value, "str")
 
     def colours(self) -> list:
         s = self.pack.data.get("setup")
@@ -154,11 +161,12 @@ class Checker:
     # ------------------------------------------------------------ entry point
     def run(self) -> list[Diagnostic]:
         self.out.extend(self.world.diagnostics)
+        self.out.extend(self._catalogue_findings)
         for decl in self.pack.decls.values():
-            spec = KINDS.get(decl.kind)
+            spec = self.kinds.get(decl.kind)
             if spec is None:
                 self.diag("RS102", f"unknown kind of declaration '{decl.kind}'", _kind_span(decl),
-                          did_you_mean(decl.kind, KINDS) or "known kinds: " + ", ".join(sorted(KINDS)))
+                          did_you_mean(decl.kind, self.kinds) or "known kinds: " + ", ".join(sorted(self.kinds)))
                 continue
             self.check_decl(decl, spec)
         side_checks.check(self)
@@ -799,7 +807,7 @@ class Checker:
             if base == "player" and e.name in side_checks.SIDE_FIELDS:     # red.commanded_by
                 return side_checks.SIDE_FIELDS[e.name]
             # declared objects also expose their fields
-            if base in KINDS and e.name in KINDS[base].fields:
+            if base in self.kinds and e.name in self.kinds[base].fields:
                 return "any"
             known = list(attrs) + self.world.names_on(base) + [n for (t, n) in self.methods if t == base]
             self.diag("RS105", f"a {base} has no attribute '{e.name}'", e.span,
@@ -814,15 +822,23 @@ class Checker:
             if wf is not None:
                 self.field_hit = wf
                 return wf.type.checker()
-            if base not in KINDS:
+            if base not in self.kinds:
                 known = self.world.names_on(base)
                 self.diag("RS105", f"a {base} has no field '{e.name}'", e.span,
                           did_you_mean(e.name, known) or ("fields: " + ", ".join(known) if known else
                                                           f"declare it: `field {e.name} {{ on: {base}; type: ... }}`"),
                           missing=(e.name,))
                 return "any"
-        if base in KINDS and isinstance(e.obj, A.Name):
-            spec = KINDS[base]
+        if base in self.kinds and base not in KINDS:    # a catalogue kind of the pack: its fields are typed
+            spec = self.kinds[base]
+            if e.name in spec.fields:
+                return _value_type(spec.fields[e.name].type)
+            known = list(spec.fields) + self.world.names_on(base)
+            self.diag("RS105", f"a {base} has no field '{e.name}'", e.span,
+                      did_you_mean(e.name, known) or "fields: " + ", ".join(known), missing=(e.name,))
+            return "any"
+        if base in self.kinds and isinstance(e.obj, A.Name):
+            spec = self.kinds[base]
             if e.name not in spec.fields and not spec.open_fields and not spec.blocks:
                 self.diag("RS105", f"a {base} has no field '{e.name}'", e.span,
                           did_you_mean(e.name, spec.fields) or "")
@@ -996,6 +1012,22 @@ def _type_hint(expected: str) -> str:
             "player": "a player, e.g. `player` or a variable bound by `choose p in players`"}.get(expected, "")
 
 
+def _value_type(ftype: str) -> str:
+    """The checker's type of a declared value of a field of type `ftype` (a kinds.py type)."""
+    if ftype in ("int", "number", "expr:number", "expr:int"):
+        return "number"
+    if ftype in ("bool", "expr:bool", "str"):
+        return ftype.removeprefix("expr:")
+    if ftype.startswith("enum:"):
+        return "str"
+    if ftype.startswith("ref:"):
+        return CHECKER_TYPE.get(ftype[4:], ftype[4:])
+    if ftype.startswith("list:"):
+        inner = _value_type(ftype[5:])
+        return "set:" + inner
+    return "any"
+
+
 def _kind_span(decl: Decl) -> Span:
     return decl.span
 
@@ -1024,7 +1056,7 @@ def references_of(pack: Pack, decls) -> set:
     c = Checker(pack)
     with limits.deep_recursion():
         for decl in decls:
-            spec = KINDS.get(decl.kind)
+            spec = c.kinds.get(decl.kind)
             if spec is not None:
                 c.check_decl(decl, spec)
     return c.referenced

@@ -87,6 +87,12 @@ RECORD_FIELD = _k("field", "a value each record of this type keeps, in this orde
 ZONE_ENTRY = _k("entry", "fields every entry of the zone keeps (reset when the thing moves)", {},
                 {"field": RECORD_FIELD})
 
+# a `field` line of a catalogue kind (rulespec/catalogue.py): a field its declarations may give
+DECLARATION_FIELD = _k("field", "a field every declaration of a catalogue kind may give: `field pp: number \"doc\" @required`", {
+    "type": F("world", True, "int, number, bool, str, any, cost, symbols, effect, an enum, a kind (action, city...) or `list of T`"),
+    "required": F("bool", doc="every declaration of the kind must give it (also written `@required`)"),
+})
+
 WORLD_KINDS = ("kind", "field", "record", "zone", "enum")
 """Declarations that describe the world rather than rules: their ids are not values in
 expressions (rulespec.world resolves them; the checker reads fields through it)."""
@@ -118,72 +124,10 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "requires": F("expr:bool", doc="when the action may be taken at all"),
         "printed": F("bool", doc="printed on Palace rooms (false: only on cards)"),
     }),
-    _k("card", "a card: Notable, Family, Indulgence or Patronage bonus card", {
-        "type": F("enum:notable|family|indulgence|patronage", True, "which deck it belongs to"),
-        "copies": F("int", doc="how many copies are in the box"),
-        "cost": F("cost", doc="purchase cost (upper-left corner)"),
-        "action": F("ref:action", doc="the Action in the upper-right corner, if any"),
-        "action_args": F("any", doc="arguments passed to the action (e.g. max_uses: 1)"),
-        "bottom": F("symbols", doc="resource symbols at the bottom"),
-        "pp": F("expr:number", doc="Prestige Points at the end of the game"),
-        "agent": F("bool", doc="gaining the card gives one more available Agent"),
-        "war_bonus": F("list:any", doc="War Bonuses printed on the card: see war_bonus declarations"),
-        "colour": F("ref:colour", doc="for Family cards: the owning colour"),
-        "limit": F("int", doc="how many a player may own at once"),
-        "bonus_type": F("enum:artist|work", doc="for Patronage bonuses"),
-        "placement": F("enum:cortigiano|outside|domain", doc="where the card goes when gained"),
-        "abilities": F("list:ref:ability", doc="permanent abilities granted while owned"),
-        "counts_as": F("enum:notable|family|indulgence|patronage", doc="treated as this type"),
-        "crosses": F("int", doc="extra Crosses counted for religious influence only"),
-        "cortigiano": F("int", doc="extra Cortigiano spaces granted while owned"),
-        "players": F("list:int", doc="player counts the card is used at"),
-    }),
-    _k("tile", "a tile: City, Title, Guild, Cathedral or Patronage tile", {
-        "type": F("enum:city|title|guild|cathedral|patronage", True, "which kind of tile"),
-        "copies": F("int", doc="how many copies are in the box"),
-        "city": F("ref:city", doc="for City tiles: the city"),
-        "colour": F("ref:colour", doc="coat of arms: the owning colour"),
-        "cost": F("cost", doc="purchase cost"),
-        "bottom": F("symbols", doc="resource symbols at the bottom"),
-        "pp": F("expr:number", doc="Prestige Points at the end"),
-        "cortigiano": F("int", doc="extra Cortigiano spaces (still usable when Exhausted)"),
-        "limit": F("int", doc="how many a player may own at once (the ① mark = 1)"),
-        "excludes": F("list:ref:tile", doc="tiles that cannot be owned together with this one"),
-        "requires": F("expr:bool", doc="condition to buy it"),
-        "on_gain": F("effect", doc="what happens when it is bought"),
-        "gained_side": F("enum:available|exhausted", doc="side it enters the Domain with"),
-        "abilities": F("list:ref:ability", doc="permanent abilities granted while owned"),
-        "war_bonus": F("list:any", doc="War Bonuses printed on the tile"),
-        "bonus_type": F("enum:artist|work", doc="for Patronage bonus tiles"),
-        "players": F("list:int", doc="player counts the tile is used at"),
-        "neutral": F("bool", doc="a neutral tile (no coat of arms)"),
-    }),
-    _k("war_bonus", "a War Bonus usable in Sieges and Battles on the Plains", {
-        "strength": F("expr:number", True, "strength added"),
-        "cost": F("cost", doc="what using it costs (most cost 1 florin)"),
-        "side": F("enum:attack|defence|both", doc="who may use it"),
-        "in_battles": F("bool", doc="also usable in Battles on the Plains"),
-        "flips": F("bool", doc="flip the source to Exhausted when used"),
-        "once": F("enum:per_siege|until_reactivated", doc="how often it can be used"),
-        "uses_tokens": F("bool", doc="spends one of the player's +1 War Bonus tokens each time"),
-    }),
     _k("ability", "a permanent ability (modifier) granted by a card, tile or alliance", {
         "modifies": F("str", True, "what it modifies (a named hook the rules consult)"),
         "amount": F("expr:number", doc="by how much"),
         "condition": F("expr:bool", doc="when it applies"),
-    }),
-    _k("alliance", "a Major Power players may ally with", {
-        "cost": F("cost", True, "cost to form or appropriate the alliance"),
-        "bonus": F("symbols", doc="symbols the bonus provides, once, until reactivated"),
-        "bonus_usable_in": F("list:any", doc="where the bonus symbols may be spent: the actions and procedures (e.g. purchase, retreat) whose payments may use them, inside or outside Actions; empty: any payment"),
-        "war_bonus": F("ref:war_bonus", doc="a war bonus instead of symbols"),
-        "pp": F("expr:number", doc="Prestige Points at the end, if no enemy Agent is on it"),
-        "crosses": F("int", doc="Crosses counted for religious influence"),
-        "discount": F("int", doc="symbols discounted with your own Agent on it"),
-    }),
-    _k("colour", "a player colour (House)", {
-        "house": F("str"), "city": F("ref:city", doc="capital"),
-        "palace": F("ref:palace"),
     }),
     _k("palace", "a Palace board: rooms in clockwise order", {
         "cortigiano_left": F("int"), "cortigiano_right": F("int"),
@@ -281,7 +225,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
                                     "(its declarations), setup.colours, list (made by the rules)"),
         "record": F("bool", doc="true (default): each instance has a record in the state; false: a "
                                 "catalogue thing whose fields are stored only once set"),
-    }, id_is_referenced=False),
+    }, {"field": DECLARATION_FIELD}, id_is_referenced=False),
     _k("field", "a value each instance of a kind keeps, read `x.NAME` and changed by `set x.NAME = v`", {
         "on": F("world", True, "the kind(s) that keep it: a kind's id, a list of them, or `game`"),
         **_FIELD_COMMON,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from . import ast as A
 from .errors import Diagnostic, Span, did_you_mean, source_line_at
 from .kinds import KINDS
+from .catalogue import declaration_fields
 from .vocabulary import ATTRIBUTES
 
 SIDE, GAME = "side", "game"
@@ -105,6 +106,7 @@ class KindDef:
     record: bool = True
     span: Span | None = None
     fields: dict = field(default_factory=dict)      # name -> FieldDef, in declaration order
+    decl_fields: tuple = ()     # a catalogue kind: the fields its declarations give (rulespec.catalogue)
 
 
 @dataclass
@@ -269,7 +271,7 @@ class _Builder:
         store = _plain(d, "store") or (BUILTIN_STORE.get(name) or plural)
         record = _plain(d, "record", True) is not False
         self.world.kinds[name] = KindDef(name, store if record else "", plural, _plain(d, "owner") or "",
-                                         record, d.id_span or d.span)
+                                         record, d.id_span or d.span, decl_fields=declaration_fields(d))
 
     def record(self, d):
         name = str(d.id)
@@ -375,7 +377,7 @@ class _Builder:
                               f"`x.{f.name}` keeps its built-in meaning")
             return
         spec = KINDS.get(kind.name)
-        if spec is not None and f.name in spec.fields and kind.name not in (SIDE, GAME):
+        if (spec is not None and f.name in spec.fields or f.name in kind.decl_fields) and kind.name not in (SIDE, GAME):
             self.diag("RS101", f"'{f.name}' is a field of every {kind.name} declaration already", f.span,
                       f"name the field otherwise (the declaration's `{f.name}:` is read as `x.{f.name}`)")
             return

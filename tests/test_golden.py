@@ -64,7 +64,7 @@ def test_the_corpus_covers_every_bundled_pack_and_player_count(corpus, stored):
                for g in stored["games"]), \
         "no game of the corpus is a tie on points: add a seed that is one to corpus.yaml (the tie-break is then checked)"
     # the provenance is recorded (a different engine or content alone does not fail: the games decide)
-    assert stored["engine"] and set(stored["packs"]) == set(bundled_packs())
+    assert stored["engine"] and set(bundled_packs()) <= set(stored["packs"])    # and the test packs it plays
     assert all(len(p["content_hash"]) == 64 for p in stored["packs"].values())
 
 
