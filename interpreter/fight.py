@@ -14,26 +14,6 @@ ROLES = ("attack", "defence", "battle")
 
 
 class FightMixin:
-    def v_start_fight(self, env, args, kw, span):
-        if "fight" in self.state:
-            self.state["last_fight"] = self.state["fight"]
-        self.state["fight"] = {"city": args[0], "bonus": {}, "used": [], "terms": [], "by": env.get("player")}
-
-    def v_fight_term(self, env, args, kw, span):
-        """Record a term of a side's strength; nonzero terms go to the game account."""
-        side, label, value = args[0], args[1], int(args[2] or 0)
-        fight = self.state.setdefault("fight", {"city": None, "bonus": {}, "used": [], "terms": []})
-        fight.setdefault("terms", []).append([side, label, value])
-        if value:
-            where = f"{span.file.rsplit('/', 1)[-1]}:{span.line}" if span and span.line else ""
-            self.log(f"  {fight.get('city')}: {side} {label} {value:+d}   [{where}]")
-
-    def f_fight_total(self, side):
-        return sum(v for s, _, v in (self.state.get("fight") or {}).get("terms", []) if s == side)
-
-    def f_fight_bonus(self, p):
-        return (self.state.get("fight") or {}).get("bonus", {}).get(p, 0)
-
     def _bonus_sources(self, p):
         """(bonus id, source) pairs the player owns, whatever the fight."""
         pl = self.P(p)
