@@ -58,7 +58,11 @@ class FightMixin:
         return out
 
     def war_bonus_field(self, name, field, env):
+        """`w.F` of a usable War Bonus "BONUS@SOURCE": a field of the declaration, its `title`,
+        or `source`, where it is used from (the pack's use_war_bonus, war.rules)."""
         b, src = name.split("@", 1)
+        if field == "source":
+            return src
         wb = self.rs.war_bonuses.get(b)
         if wb is None:
             return None
@@ -66,31 +70,3 @@ class FightMixin:
         if callable(v):
             return v(self, {"player": env.get("player"), "self": src})
         return v
-
-    def v_use_war_bonus(self, env, args, kw, span):
-        name = args[0]
-        p = kw.get("player", env.get("player"))
-        b, src = name.split("@", 1)
-        wb = self.rs.war_bonuses.get(b)
-        if wb is None:
-            raise Abort(f"no War Bonus '{b}'", span)
-        fight = self.state.setdefault("fight", {"city": None, "bonus": {}, "used": []})
-        if name in fight["used"]:
-            raise Abort("each War Bonus may be used once per fight", span)
-        pl = self.P(p)
-        if src == "token":
-            if pl["war_tokens"] <= 0:
-                raise Abort("no +1 War Bonus token left", span)
-            pl["war_tokens"] -= 1
-            self.state["supply"]["war_tokens"] += 1
-            fight["used"] = [u for u in fight["used"] if not u.endswith("@token")]   # tokens: one per use
-        elif src in self.state["alliances"]:
-            self.state["alliances"][src]["used"] = True
-            fight["used"].append(name)
-        else:
-            if wb["flips"]:
-                self.v_flip(env, [src, "exhausted"], {}, span)
-            fight["used"].append(name)
-        strength = int(wb["strength"](self, {"player": p}) or 0) if wb["strength"] else 0
-        fight["bonus"][p] = fight["bonus"].get(p, 0) + strength
-        self.log(f"  {p} uses {wb['decl'].title or b} (+{strength}) from {src}")

@@ -267,7 +267,8 @@ class Ruleset:
         self.war_bonuses[d.id] = {"id": d.id, "strength": self.fn(d, "strength"), "cost": self.fn(d, "cost"),
                                   "side": self.static(d, "side", "both"), "in_battles": bool(self.static(d, "in_battles", True)),
                                   "flips": bool(self.static(d, "flips", False)), "once": self.static(d, "once", "per_siege"),
-                                  "uses_tokens": bool(self.static(d, "uses_tokens", False)), "decl": d}
+                                  "uses_tokens": bool(self.static(d, "uses_tokens", False)),
+                                  "title": d.title or str(d.id), "decl": d}
 
     def _k_ability(self, d):
         self.abilities[d.id] = {"id": d.id, "modifies": self.static(d, "modifies"),

@@ -187,7 +187,6 @@ VERBS: dict[str, Sig] = {
     "move_card": Sig(("any", "any"), "none", "move a card to a Cortigiano edge ('left'/'right') or a Room (slot: action|improvement)"),
     "place_marker": Sig(("room",), "none", "put the Action marker on a Room (first Spring)"),
     "take_trophy": Sig(("player",), "none", "take an opponent's disc as a Trophy"),
-    "use_war_bonus": Sig(("any",), "none", "use a War Bonus in the current fight (flip its source, spend a token...)"),
     "use_bottom": Sig(("any",), "none", "the card's bottom can pay nothing else in this action"),
     "play_phase": Sig(("phase",), "none", "play a phase: before, each player in turn order, after; then end conditions"),
     "check_end": Sig(("str",), "none", "check the end conditions declared for this moment"),
