@@ -1,14 +1,16 @@
-"""War Bonuses in a fight (a Siege or a Battle on the Plains): which a player may use, using
-them, and the strength they add (Runtime mixin). The fight itself, strength formulas and
-outcomes are pack rules (war.rules); this only keeps the bookkeeping.
+"""The War Bonuses a player may use in the current fight (Runtime mixin): `war_bonuses(p, role)`
+and the fields of one usable War Bonus. The fight itself (a sparse game record: start_fight,
+fight_term, fight_total, fight_bonus, use_war_bonus, close_fight) and the strength formulas and
+outcomes are pack rules (war.rules).
 
 A usable War Bonus is named "BONUS@SOURCE": the war_bonus declaration and where it comes from
-(a card or tile instance, an alliance, or 'token' for +1 War Bonus tokens).
+(a card or tile instance, an alliance, or 'token' for +1 War Bonus tokens). It stays Python
+until the pack can list declarations (`instances`), read a side's zones (`outside`) and flatten
+lists: docs/design/world-model-plan.md, stage 10.
 """
 from __future__ import annotations
 
 from . import payment
-from .vm import Abort
 
 ROLES = ("attack", "defence", "battle")
 
