@@ -99,7 +99,8 @@ class Compiler:
         self.program = program or Program()
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
         self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_count": _count,
-                               "_field": world_store.get}
+                          "_field": world_store.get, "_record": world_store.new_record}
+        self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
         self._tmps = 0
         self._depth = 0         # of the expression being compiled, within its generated function
 
@@ -192,6 +193,8 @@ class Compiler:
                 return f"{env}.get('player')", "player"
             if n == "self":
                 return f"{env}.get('self')", "any"
+            if n == "game":         # the game's own fields: game.F (world_store: the state's top level)
+                return "'game'", "game"
             return f"rt.g_{n}({env})", GLOBALS[n][0]
         if n in self.bare and self.names.get(n) == "formula":
             return f"rt.formula({n!r}, (), {{}}, {env})", "any"
@@ -236,6 +239,9 @@ class Compiler:
             # a method formula: `x.name` is name(x), memoised while nothing can change
             o = self._tmp()
             return f"(None if ({o} := {obj}) is None else rt.method({name!r}, {o}, {env}))", self.methods[(base, name)]
+        rec = self.records.get(base)
+        if rec is not None and name in rec.fields:      # a field of a record value (game.fight.terms)
+            return f"rt.attr({obj}, {rec.fields[name].key!r}, {env})", rec.fields[name].type.checker()
         # a value whose type is only known at run time, or a field of a declared object
         return f"rt.attr({obj}, {name!r}, {env})", "any"
 
@@ -255,6 +261,9 @@ class Compiler:
             if name in SPANNED_FUNCTIONS:           # they may pass a limit: they say where
                 args = args + [self._const(e.span)]
             return f"rt.f_{name}({', '.join(args)})", rtype
+        if name in self.records and not args:          # a record value: R(field: value, ...)
+            kws = ", ".join(f"{k!r}: {v}" for k, v in kw.items())
+            return f"_record(rt, {name!r}, {{{kws}}})", name
         kind = self.names.get(name)
         if kind == "formula":
             kws = ", ".join(f"{k!r}: {v}" for k, v in kw.items())

@@ -1,39 +1,21 @@
-"""War Bonuses in a fight (a Siege or a Battle on the Plains): which a player may use, using
-them, and the strength they add (Runtime mixin). The fight itself, strength formulas and
-outcomes are pack rules (war.rules); this only keeps the bookkeeping.
+"""The War Bonuses a player may use in the current fight (Runtime mixin): `war_bonuses(p, role)`
+and the fields of one usable War Bonus. The fight itself (a sparse game record: start_fight,
+fight_term, fight_total, fight_bonus, use_war_bonus, close_fight) and the strength formulas and
+outcomes are pack rules (war.rules).
 
 A usable War Bonus is named "BONUS@SOURCE": the war_bonus declaration and where it comes from
-(a card or tile instance, an alliance, or 'token' for +1 War Bonus tokens).
+(a card or tile instance, an alliance, or 'token' for +1 War Bonus tokens). It stays Python
+until the pack can list declarations (`instances`), read a side's zones (`outside`) and flatten
+lists: docs/design/world-model-plan.md, stage 10.
 """
 from __future__ import annotations
 
 from . import payment
-from .vm import Abort
 
 ROLES = ("attack", "defence", "battle")
 
 
 class FightMixin:
-    def v_start_fight(self, env, args, kw, span):
-        if "fight" in self.state:
-            self.state["last_fight"] = self.state["fight"]
-        self.state["fight"] = {"city": args[0], "bonus": {}, "used": [], "terms": [], "by": env.get("player")}
-
-    def v_fight_term(self, env, args, kw, span):
-        """Record a term of a side's strength; nonzero terms go to the game account."""
-        side, label, value = args[0], args[1], int(args[2] or 0)
-        fight = self.state.setdefault("fight", {"city": None, "bonus": {}, "used": [], "terms": []})
-        fight.setdefault("terms", []).append([side, label, value])
-        if value:
-            where = f"{span.file.rsplit('/', 1)[-1]}:{span.line}" if span and span.line else ""
-            self.log(f"  {fight.get('city')}: {side} {label} {value:+d}   [{where}]")
-
-    def f_fight_total(self, side):
-        return sum(v for s, _, v in (self.state.get("fight") or {}).get("terms", []) if s == side)
-
-    def f_fight_bonus(self, p):
-        return (self.state.get("fight") or {}).get("bonus", {}).get(p, 0)
-
     def _bonus_sources(self, p):
         """(bonus id, source) pairs the player owns, whatever the fight."""
         pl = self.P(p)
@@ -78,7 +60,11 @@ class FightMixin:
         return out
 
     def war_bonus_field(self, name, field, env):
+        """`w.F` of a usable War Bonus "BONUS@SOURCE": a field of the declaration, its `title`,
+        or `source`, where it is used from (the pack's use_war_bonus, war.rules)."""
         b, src = name.split("@", 1)
+        if field == "source":
+            return src
         wb = self.rs.war_bonuses.get(b)
         if wb is None:
             return None
@@ -86,31 +72,3 @@ class FightMixin:
         if callable(v):
             return v(self, {"player": env.get("player"), "self": src})
         return v
-
-    def v_use_war_bonus(self, env, args, kw, span):
-        name = args[0]
-        p = kw.get("player", env.get("player"))
-        b, src = name.split("@", 1)
-        wb = self.rs.war_bonuses.get(b)
-        if wb is None:
-            raise Abort(f"no War Bonus '{b}'", span)
-        fight = self.state.setdefault("fight", {"city": None, "bonus": {}, "used": []})
-        if name in fight["used"]:
-            raise Abort("each War Bonus may be used once per fight", span)
-        pl = self.P(p)
-        if src == "token":
-            if pl["war_tokens"] <= 0:
-                raise Abort("no +1 War Bonus token left", span)
-            pl["war_tokens"] -= 1
-            self.state["supply"]["war_tokens"] += 1
-            fight["used"] = [u for u in fight["used"] if not u.endswith("@token")]   # tokens: one per use
-        elif src in self.state["alliances"]:
-            self.state["alliances"][src]["used"] = True
-            fight["used"].append(name)
-        else:
-            if wb["flips"]:
-                self.v_flip(env, [src, "exhausted"], {}, span)
-            fight["used"].append(name)
-        strength = int(wb["strength"](self, {"player": p}) or 0) if wb["strength"] else 0
-        fight["bonus"][p] = fight["bonus"].get(p, 0) + strength
-        self.log(f"  {p} uses {wb['decl'].title or b} (+{strength}) from {src}")

@@ -14,6 +14,7 @@ from rulespec.checker import Checker, param_types
 from rulespec.errors import Diagnostic, RulespecError, source_line_at
 from rulespec.pack import Decl, Pack
 from rulespec.prompts import literal_values
+from rulespec.world import GAME
 
 from . import costs, world_store
 from .compiler import Compiler, Program
@@ -30,6 +31,7 @@ class Callable_:
     decl: Decl
     provides: dict = None   # symbols a during-payment procedure can add
     during_payment: object = None   # fn: when it is offered during a payment
+    reports_caller: bool = False    # `@reports_caller`: its account lines end with where it was called
 
 
 def _names_in(node) -> set:
@@ -103,6 +105,7 @@ class Ruleset:
         rs = cls(pack, Program(), names, world=checker.world)
         rs.comp = Compiler(names, rs.program, literal_values(pack), slots=rs.slot,
                            methods=checker.method_types(), bare=checker.bare_formulas())
+        rs.comp.records = checker.world.records
         rs.decls = pack.decls
         catalogue = {k for k, kd in checker.world.kinds.items() if kd.decl_fields}
         rs.things = {str(d.id): d.kind for d in pack.decls.values() if d.kind in catalogue}
@@ -121,7 +124,8 @@ class Ruleset:
             pass
         s = None
         kind = self.world.kind_of(type_name.rstrip("?")) if type_name else None
-        f = kind.fields.get(name) if kind is not None and kind.store else None
+        # a kind with stored records, or the game (its own fields are the top of the state)
+        f = kind.fields.get(name) if kind is not None and (kind.store or kind.name == GAME) else None
         if f is not None:
             s = world_store.slot_of(kind, f)
             if f.decl is not None and f.decl.kind == "player_var":     # its default as the rules read it
@@ -212,7 +216,9 @@ class Ruleset:
             from .compiler import CALL, PAY
             effect = self.program.add([(PAY, d.span, cost, None),
                                        (CALL, d.span, "run_block", [_const(effect)], {})], d.span)
-        return Callable_(str(d.id), params, cost, effect, self.fn(d, "requires"), d)
+        c = Callable_(str(d.id), params, cost, effect, self.fn(d, "requires"), d)
+        c.reports_caller = any(a.name == "reports_caller" for a in d.annotations)
+        return c
 
     def _k_action(self, d):
         self.actions[d.id] = self._callable(d)
@@ -284,7 +290,8 @@ class Ruleset:
         self.war_bonuses[d.id] = {"id": d.id, "strength": self.fn(d, "strength"), "cost": self.fn(d, "cost"),
                                   "side": self.static(d, "side", "both"), "in_battles": bool(self.static(d, "in_battles", True)),
                                   "flips": bool(self.static(d, "flips", False)), "once": self.static(d, "once", "per_siege"),
-                                  "uses_tokens": bool(self.static(d, "uses_tokens", False)), "decl": d}
+                                  "uses_tokens": bool(self.static(d, "uses_tokens", False)),
+                                  "title": d.title or str(d.id), "decl": d}
 
     def _k_ability(self, d):
         self.abilities[d.id] = {"id": d.id, "modifies": self.static(d, "modifies"),
@@ -391,6 +398,7 @@ class Ruleset:
             instrs.append((FOR, sp, "player", order, None, each))
         if after is not None:
             instrs.append((CALL, sp, "run_block", [_const(after)], {}))
+        instrs.append((CALL, sp, "phase_end_hook", [], {}))
         instrs.append((CALL, sp, "end_phase", [_const(d.id)], {}))
         self.phases[d.id] = {"block": self.program.add(instrs, sp), "decl": d, "after": after}
 
@@ -403,7 +411,8 @@ class Ruleset:
         if "close" not in ph:
             sp = ph["decl"].span
             instrs = [(CALL, sp, "run_block", [_const(ph["after"])], {})] if ph["after"] is not None else []
-            ph["close"] = self.program.add(instrs + [(CALL, sp, "end_phase", [_const(phase)], {})], sp)
+            ph["close"] = self.program.add(instrs + [(CALL, sp, "phase_end_hook", [], {}),
+                                                     (CALL, sp, "end_phase", [_const(phase)], {})], sp)
         return ph["close"]
 
     def _k_game(self, d):
@@ -411,4 +420,4 @@ class Ruleset:
         self.game = {"setup": self.fn(d, "setup"), "round": self.fn(d, round_.name) if round_ else None,
                      "max_rounds": int((self.static(d, bound.name) if bound else 0) or flow.DEFAULT_MAX_ROUNDS),
                      "round_name": str(self.static(d, "round_name") or "Round"),
-                     "tie_break": self.fn(d, "tie_break"), "decl": d}
+                     "tie_break": self.fn(d, "tie_break"), "on_phase_end": self.fn(d, "on_phase_end"), "decl": d}

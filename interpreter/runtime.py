@@ -23,6 +23,8 @@ from .vm import Abort, push
 
 
 _ATTR_METHODS: dict = {}
+# the local holding where a `@reports_caller` procedure was called (no pack name starts with _)
+CALLER = "_caller"
 
 
 def _attr_method(cls, t, name):
@@ -368,6 +370,8 @@ class Runtime(PalaceMixin, FightMixin):
         return None
 
     def attr(self, obj, name, env):
+        if isinstance(obj, dict):       # a value of a `record` type (game.fight): its own fields
+            return obj.get(name)
         t = self.type_name(obj)
         if t is not None:
             inst_vars = self.state.get("vars", {}).get(obj)
@@ -449,6 +453,8 @@ class Runtime(PalaceMixin, FightMixin):
         slot = self.rs.slot(otype, name) if otype not in (None, "any") else None
         if slot is None and isinstance(obj, str):
             slot = self.rs.slot(self.type_name(obj), name)
+        if slot is None and isinstance(obj, dict):      # a field of a record value (game.fight.terms)
+            slot = world_store.record_slot(self, otype, name)
         if slot is not None:
             world_store.put(self, slot, obj, value)
             return
@@ -471,6 +477,8 @@ class Runtime(PalaceMixin, FightMixin):
         slot = self.rs.slot(otype, name) if otype not in (None, "any") else None
         if slot is None and isinstance(obj, str):
             slot = self.rs.slot(self.type_name(obj), name)
+        if slot is None and isinstance(obj, dict):      # a field of a record value (game.fight.bonus)
+            slot = world_store.record_slot(self, otype, name)
         if slot is None or slot.shape not in ("count", "map"):
             raise Abort(f"cannot set {name}[{key}] of {obj}: not a declared `count by` or `map` field", span)
         world_store.put_item(self, slot, obj, key, value)
@@ -895,16 +903,18 @@ class Runtime(PalaceMixin, FightMixin):
         if m is not None:
             return m(env, args, kwargs, span)
         if name in self.rs.procedures:
-            return self.call(self.rs.procedures[name], env, args, kwargs)
+            return self.call(self.rs.procedures[name], env, args, kwargs, span)
         if name in self.rs.actions:
             return self.call(self.rs.actions[name], env, args, kwargs)
         raise Abort(f"the rules use '{name}', which this engine does not provide", span)
 
-    def call(self, c, env, args, kwargs):
+    def call(self, c, env, args, kwargs, span=None):
         local = {"player": env.get("player")}
         for k in ("room", "self"):
             if k in env:
                 local[k] = env[k]
+        if c.reports_caller and span is not None and span.line:
+            local[CALLER] = f"{span.file.rsplit('/', 1)[-1]}:{span.line}"      # read by log
         if c.decl.kind == "action":
             local["action"] = c.id
             self.state["spent"] = []
@@ -931,10 +941,14 @@ class Runtime(PalaceMixin, FightMixin):
         pr = args[0]
         if pr not in self.rs.procedures:
             raise Abort(f"no procedure '{pr}'", span)
-        return self.call(self.rs.procedures[pr], env, args[1:], kw)
+        return self.call(self.rs.procedures[pr], env, args[1:], kw, span)
 
     def v_log(self, env, args, kw, span):
-        self.log(" ".join(str(a) for a in args))
+        """One account line: the parts joined by `sep:` (a space), then, inside a procedure
+        declared `@reports_caller`, the place of its call: `   [war.rules:203]`."""
+        text = str(kw.get("sep", " ")).join(str(a) for a in args)
+        caller = env.get(CALLER)
+        self.log(f"{text}   [{caller}]" if caller else text)
 
     def v_event(self, env, args, kw, span):
         name = args[0]
@@ -1267,12 +1281,16 @@ class Runtime(PalaceMixin, FightMixin):
         self.state["fresh"] = []
         self.state.pop("leftover", None)
 
+    def i_phase_end_hook(self, env, args, kw, span):
+        """The game's `on_phase_end:` block, run at the end of every phase before its end
+        conditions are checked."""
+        hook = self.rs.game.get("on_phase_end")
+        return (hook, {"player": None}) if hook is not None else None
+
     def i_end_phase(self, env, args, kw, span):
         self.state["marks"] = []
         self.state["fresh"] = []
         self.state.pop("leftover", None)
-        if "fight" in self.state:          # kept for the API until the next fight starts
-            self.state["last_fight"] = self.state.pop("fight")
         return self.v_check_end(env, [f"end_of_{args[0]}"], {}, span)
 
     def v_check_end(self, env, args, kw, span):

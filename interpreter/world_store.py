@@ -8,6 +8,7 @@ the constraint checker sees it (interpreter/constraints.py). The names all come 
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 from rulespec import ast as A
@@ -70,7 +71,13 @@ def slot_of(kind, f) -> Slot:
 
 
 def record(rt, store: str, x, kind: str = "") -> dict:
-    """The stored record of `x`, or Abort (a bad id is an illegal move, not a crash)."""
+    """The stored record of `x`, or Abort (a bad id is an illegal move, not a crash). The
+    game's own fields (`field F on game`, no store) are the top level of the state; a value of
+    a `record` type (a dict) is its own record."""
+    if isinstance(x, dict):
+        return x                # a value of a `record` type keeps its fields itself
+    if not store:
+        return rt.state
     try:
         return rt.state[store][x]
     except (KeyError, TypeError):
@@ -127,3 +134,18 @@ def put_item(rt, s: Slot, x, key, value):
             m.pop(key, None)
             return
     m[key] = value
+
+
+def new_record(rt, rtype: str, given: dict) -> dict:
+    """A value of a `record` type, `R(f: v, ...)`: every declared field in declaration order (the
+    stored key order), the given values, else each field's default."""
+    fields = rt.rs.world.records[rtype].fields.values()
+    return {f.key: given[f.name] if f.name in given else copy.deepcopy(default_value(f)) for f in fields}
+
+
+def record_slot(rt, rtype: str, name: str) -> Slot | None:
+    """Where field `name` of a value of the record type `rtype` is kept (in the value itself),
+    or None when the record declares no such field."""
+    kind = rt.rs.world.records.get(rtype)
+    f = kind.fields.get(name) if kind is not None else None
+    return slot_of(kind, f) if f is not None else None

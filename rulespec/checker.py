@@ -851,6 +851,8 @@ class Checker:
             return "any"
         name = e.func.id
         sig = FUNCTIONS.get(name)
+        if sig is None and name in self.world.records:
+            return self.record_value(e, self.world.records[name], env)
         if sig is None:
             kind = self.name_kind.get(name)
             if kind == "formula":
@@ -897,6 +899,24 @@ class Checker:
         if name in ("max", "min") and e.args:
             return "number"
         return sig.returns
+
+    def record_value(self, e, rec, env) -> str:
+        """`R(field: value, ...)`: a value of the record type R, its fields given by name (the
+        others take their defaults)."""
+        for a in e.args:
+            self.diag("RS107", f"the fields of a {rec.name} are given by name", a.span,
+                      f"write {rec.name}({', '.join(f'{n}: ...' for n in list(rec.fields)[:2])})")
+            self.expr(a, env)
+        for k, v in e.kwargs.items():
+            vt = self.expr(v, env)
+            f = rec.fields.get(k)
+            if f is None:
+                self.diag("RS107", f"a {rec.name} has no field '{k}'", getattr(v, "span", e.span),
+                          did_you_mean(k, rec.fields) or "its fields: " + ", ".join(rec.fields), missing=(k,))
+            elif not _compatible(vt, f.type.checker()):
+                self.diag("RS106", f"field '{k}' of a {rec.name} is {_words(f.type.checker())} ({f.type}), but this is "
+                          f"{_words(vt)}", getattr(v, "span", e.span), _type_hint(f.type.checker().rstrip("?")))
+        return rec.name
 
     def find_call(self, e, env) -> str:
         """`find(KIND, FIELD, value)`: the instances of a declared kind whose field holds the

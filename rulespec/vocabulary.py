@@ -39,6 +39,7 @@ GLOBALS = {
     "neutral_cities": ("set:city", "cities with no control disc"),
     "indulgence_cards": ("set:card", "Indulgence cards left in their stack"),
     "agent_spots": ("set:any", "every City, Palace Room and Alliance, and every track space declared `spot: true`: where an Agent can stand"),
+    "game": ("game", "the game itself: its declared fields are read and set as game.NAME (`field NAME: T on game`)"),
 }
 
 FUNCTIONS: dict[str, Sig] = {
@@ -89,8 +90,6 @@ FUNCTIONS: dict[str, Sig] = {
     "without": Sig(("cost", "symbol", "number"), "cost", "the cost with up to n of one symbol waived (a free Crown...)"),
     "reductions": Sig(("cost", "number"), "set:cost", "the cost with n symbols of the payer's choice waived"),
     "war_bonuses": Sig(("player", "str"), "set:war_bonus", "War Bonuses the player may use now as 'attack', 'defence' or 'battle'"),
-    "fight_bonus": Sig(("player",), "number", "War Bonus strength the player used in the current fight"),
-    "fight_total": Sig(("str",), "number", "the sum of the terms recorded for a side of the current fight"),
 }
 
 ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
@@ -174,9 +173,6 @@ VERBS: dict[str, Sig] = {
     "move_card": Sig(("any", "any"), "none", "move a card to a Cortigiano edge ('left'/'right') or a Room (slot: action|improvement)"),
     "place_marker": Sig(("room",), "none", "put the Action marker on a Room (first Spring)"),
     "take_trophy": Sig(("player",), "none", "take an opponent's disc as a Trophy"),
-    "start_fight": Sig(("city",), "none", "begin a Siege or Battle: War Bonus totals start at 0"),
-    "fight_term": Sig(("str", "str", "number"), "none", "record one term of a side's strength (the fight's explanation)"),
-    "use_war_bonus": Sig(("any",), "none", "use a War Bonus in the current fight (flip its source, spend a token...)"),
     "use_bottom": Sig(("any",), "none", "the card's bottom can pay nothing else in this action"),
     "play_phase": Sig(("phase",), "none", "play a phase: before, each player in turn order, after; then end conditions"),
     "check_end": Sig(("str",), "none", "check the end conditions declared for this moment"),

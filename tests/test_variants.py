@@ -26,6 +26,7 @@ EXPECTED_DIFF = {
     "five_years": ("added", "end_condition five_years"),
     "fourth_power": ("added", "alliance venice_league"),
     "trade_then_scheme": ("added", "action trade_then_scheme"),
+    "fortification": ("changed", "formula city_defence_bonus.value"),
 }
 
 
@@ -34,7 +35,7 @@ def base():
     return load_pack("base_3to5")
 
 
-def test_all_seven_variants_exist():
+def test_every_variant_is_listed():
     assert set(NAMES) == set(EXPECTED_DIFF)
 
 
@@ -111,6 +112,23 @@ def test_annex_within_two_roads_reaches_further():
     reach_two = {c for c in t["cities"] if any(rt_two.formula("annex_by_road", [o, c], {}, {}) for o in ("florence", "pisa"))}
     assert reach_base < reach_two
     assert "ravenna" in reach_base and "ancona" in reach_two - reach_base
+
+
+def test_fortification_is_a_new_city_field_kept_within_0_to_3():
+    """The overlay's field is on every City at 0 (the base game's cities have no such key); a
+    level of 4 breaks its constraint; bots fortify in play (Winter step, 2 florins a level)."""
+    engine, s = _engine_with("fortification")
+    base, b = _engine_with(None)
+    assert all(c["fortification"] == 0 for c in s["cities"].values())
+    assert all("fortification" not in c for c in b["cities"].values())
+    checker = ConstraintChecker(engine.rs.constraints)
+    checker.check(engine.runtime(s))
+    s["cities"]["siena"]["fortification"] = 4
+    with pytest.raises(vm.Abort, match="between 0 and 3"):
+        checker.check(engine.runtime(s))
+    s, _ = play_game(engine, 4, seed=3)
+    levels = [c["fortification"] for c in s["cities"].values()]
+    assert max(levels) >= 1 and all(0 <= n <= 3 for n in levels), levels
 
 
 def test_fourth_power_is_a_fourth_alliance_in_play():
