@@ -10,12 +10,12 @@ error, not a content error); the yes/no queries (is_port, ...) just answer False
 """
 from __future__ import annotations
 
+from functools import cached_property
 from itertools import product
 from typing import Iterable
 
-import networkx as nx
-
 from .errors import RuleFault, RulespecError
+from .graphwalk import adjacency, distances
 
 
 class Board:
@@ -35,18 +35,15 @@ class Board:
         side_entry = next(s for s in map_data["sides"] if s["id"] == side)
         values_from = side_entry.get("values_from")
 
-        g = nx.Graph()
+        self._map_data = map_data
         sea_ids = [s["id"] for s in map_data.get("seas", [])]
-        for s in map_data.get("seas", []):
-            g.add_node(s["id"], kind="sea", name=s.get("name", s["id"]), x=s.get("x"), y=s.get("y"))
-        for link in map_data.get("sea_links", []):
-            a, b = link["between"]
-            g.add_edge(a, b, kind="sea")
+        sea_links = [tuple(link["between"]) for link in map_data.get("sea_links", [])]
 
         cities: list[str] = []
         value: dict[str, int] = {}
         seas_of: dict[str, frozenset[str]] = {}
         alias: dict[str, str] = {}
+        names: dict[str, str] = {}
         pirates, annexable = set(), set()
         for c in map_data.get("cities", []):
             cid = c["id"]
@@ -56,6 +53,7 @@ class Board:
             sv = c.get("side_values") or {}
             value[cid] = sv.get(side, sv.get(values_from, c["value"]) if values_from else c["value"])
             seas_of[cid] = frozenset(c.get("seas") or ())
+            names[cid] = c.get("name", cid)
             pirate = bool(c.get("pirate", False))
             if pirate:
                 pirates.add(cid)
@@ -65,18 +63,11 @@ class Board:
             alias[cid] = cid
             for a in c.get("aliases") or ():
                 alias[a] = cid
-            g.add_node(cid, kind="city", name=c.get("name", cid), value=value[cid],
-                       landmass=c.get("landmass"), pirate=pirate, x=c.get("x"), y=c.get("y"))
-            for s in seas_of[cid]:
-                g.add_edge(cid, s, kind="coast")
 
         in_play = set(cities)
-        for r in map_data.get("roads", []):
-            a, b = r["between"]
-            if side in r.get("sides", ()) and a in in_play and b in in_play and a != b:
-                g.add_edge(a, b, kind="road")
+        roads = [(a, b) for r in map_data.get("roads", []) for a, b in [r["between"]]
+                 if side in r.get("sides", ()) and a in in_play and b in in_play and a != b]
 
-        self.graph: nx.Graph = g
         self.cities: tuple[str, ...] = tuple(cities)
         self._city_set = frozenset(cities)
         self._value = value
@@ -85,20 +76,17 @@ class Board:
         self._pirates = frozenset(pirates)
         self._annexable = frozenset(annexable)
         self._ports = frozenset(c for c in cities if seas_of[c])
-        self._names = {c: g.nodes[c]["name"] for c in cities}
+        self._names = names
 
-        roads = nx.Graph()
-        roads.add_nodes_from(cities)
-        roads.add_edges_from((a, b) for a, b, k in g.edges(data="kind") if k == "road")
-        self._road_nb = {c: frozenset(roads.neighbors(c)) for c in cities}
-        self._road_dist = {c: dict(d) for c, d in nx.all_pairs_shortest_path_length(roads)}
+        road_adj = adjacency(cities, roads)
+        self._roads = roads
+        self._road_nb = {c: frozenset(road_adj[c]) for c in cities}
+        self._road_dist = {c: distances(road_adj, c) for c in cities}
 
         # Ships = seas on the shortest sea path, counting the first and last sea
         # (same sea = 1, neighbouring seas = 2): the Pisa→Terracina example costs 2.
-        seas = nx.Graph()
-        seas.add_nodes_from(sea_ids)
-        seas.add_edges_from((a, b) for a, b, k in g.edges(data="kind") if k == "sea")
-        sea_dist = {s: dict(d) for s, d in nx.all_pairs_shortest_path_length(seas)}
+        sea_adj = adjacency(sea_ids, sea_links)
+        sea_dist = {s: distances(sea_adj, s) for s in sea_adj}
         between: dict[tuple[str, str], int] = {}
         for a, b in product(self._ports, repeat=2):
             hops = [sea_dist[sa][sb] for sa, sb in product(seas_of[a], seas_of[b])
@@ -108,6 +96,30 @@ class Board:
         self._seas_between = between
         self._ports_reachable = {c: frozenset(b for (a, b) in between if a == c and b != c)
                                  for c in self._ports}
+
+    @cached_property
+    def graph(self):
+        """The board as a networkx Graph, for drawing (rulespec.mapdraw, rulespec.mapplot):
+        nodes are city ids (kind="city") and sea ids (kind="sea"); edges have kind="road"
+        (city–city), "coast" (port–sea) or "sea" (sea–sea). Built on first use: the rules never
+        walk it (networkx is imported only here)."""
+        import networkx as nx
+        g = nx.Graph()
+        for s in self._map_data.get("seas", []):
+            g.add_node(s["id"], kind="sea", name=s.get("name", s["id"]), x=s.get("x"), y=s.get("y"))
+        for a, b in (tuple(link["between"]) for link in self._map_data.get("sea_links", [])):
+            g.add_edge(a, b, kind="sea")
+        for c in self._map_data.get("cities", []):
+            cid = c["id"]
+            if cid not in self._city_set:
+                continue
+            g.add_node(cid, kind="city", name=self._names[cid], value=self._value[cid],
+                       landmass=c.get("landmass"), pirate=cid in self._pirates, x=c.get("x"), y=c.get("y"))
+            for s in self._seas_of[cid]:
+                g.add_edge(cid, s, kind="coast")
+        for a, b in self._roads:
+            g.add_edge(a, b, kind="road")
+        return g
 
     @classmethod
     def from_pack_data(cls, map_data: dict, setup_data: dict, players: int) -> "Board":

@@ -30,7 +30,6 @@ from . import ast as A
 from . import limits
 from .errors import Diagnostic, RulespecError, Span, did_you_mean, source_line_at
 from .kinds import KINDS
-from .parser import _run, map_spans, parse_rules_file
 from .sandbox import check_path, inside, pack_files, path_problem, read_bytes, relative_inside
 from .schema import check_schema, data_schema_names, load_schema
 from .yamldata import YamlDoc, load_yaml_file
@@ -401,6 +400,8 @@ class _Loader:
         for k in [k for k, d in pack.decls.items() if getattr(d, "yaml_stem", None) in changed]:
             pack.decls.pop(k, None)
         self._yaml_declarations(pack, changed)
+        if rules_files:
+            from .parser import parse_rules_file     # Lark is imported only when a file is parsed
         for path in rules_files:
             try:
                 module = self._read(parse_rules_file, path, folder, root)
@@ -615,6 +616,7 @@ class _Loader:
 
                 def where(line, column, _end=False, _l=span.line, _c=col):
                     return _l + line - 1, column + (_c - 1 if line == 1 else 0)
+            from .parser import _run, map_spans
             try:
                 node = _run(raw, span.file, "block" if ftype == "effect" else "expr")
                 map_spans(node, where)

@@ -2,14 +2,14 @@
 
 `check_schema(doc, name)` validates a YamlDoc against `schemas/<name>.schema.json` and turns
 every jsonschema error into a Diagnostic (code RS100) at the offending YAML line.
+jsonschema is imported on the first check, not with this module: a warm `rulespec validate`
+(pack from the compiled-pack cache, its files checked when it was stored) never needs it.
 """
 from __future__ import annotations
 
 import json
 from functools import lru_cache
 from pathlib import Path
-
-import jsonschema
 
 from .errors import Diagnostic
 from .yamldata import YamlDoc
@@ -35,7 +35,7 @@ def load_schema(name: str) -> dict:
     return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
-def _describe(err: jsonschema.ValidationError) -> tuple[str, str]:
+def _describe(err: "jsonschema.ValidationError") -> tuple[str, str]:
     """Message and hint for one schema error, in plain words."""
     where = "/".join(str(p) for p in err.absolute_path) or "top level"
     v = err.validator
@@ -61,6 +61,7 @@ def _describe(err: jsonschema.ValidationError) -> tuple[str, str]:
 
 
 def check_schema(doc: YamlDoc, name: str) -> list[Diagnostic]:
+    import jsonschema
     schema = load_schema(name)
     validator = jsonschema.Draft202012Validator(schema)
     out = []

@@ -15,7 +15,10 @@ here knows a rule of any game. A game that fails (an exception, a broken constra
 move) is a record with its code, message and a replay log, and the run goes on.
 
 `metrics` turns the records into per-game numbers named like `win.colour.red`,
-`score.cities`, `length.years`, `events.card_gained.card.bishop`; their means and 95%
+`score.cities`, `length.years`, `events.card_gained.card.bishop`, `per_event.traded.florins`
+(a numeric key's mean per occurrence of its event: what one Trade brings, which a per-game
+total hides behind how often players trade and how long games last) and
+`ratio.traded.florins_per_ships` (one numeric key's game total over another's); their means and 95%
 intervals (rulespec.stats) are the aggregates, compared pair by pair by rulespec.compare and
 checked against the pack's balance.yaml by rulespec.balance.
 """
@@ -271,12 +274,19 @@ def metrics(record: dict, categories: list) -> dict:
                 out[f"events.{name}.{key}.{v}"] = n
         for key, total in row["sums"].items():
             out[f"events.{name}.{key}"] = total
+            out[f"per_event.{name}.{key}"] = total / row["count"] if row["count"] else 0.0
+        plain = [k for k in row["sums"] if "." not in k]       # numeric keys (not a map's ids)
+        for a in plain:
+            for b in plain:
+                if a != b and row["sums"][b]:
+                    out[f"ratio.{name}.{a}_per_{b}"] = row["sums"][a] / row["sums"][b]
     return out
 
 
 def absent_value(name: str):
     """What a metric is in a game that does not have it: an event that did not happen counted 0
-    times; anything else (a colour not in play, a category the pack does not score) is no value."""
+    times; anything else (a colour not in play, a category the pack does not score, the mean of
+    a key per event where the event did not happen) is no value."""
     return 0.0 if name.startswith("events.") else None
 
 

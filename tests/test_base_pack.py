@@ -18,8 +18,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import subprocess
-import sys
 from collections import Counter
 from itertools import product
 from pathlib import Path
@@ -37,6 +35,7 @@ from rulespec.board import Board
 from rulespec.errors import RulespecError
 from rulespec.pack import UNVERIFIED_TAGS, load_pack
 from validator.static import validate_pack
+from cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 PACK_DIR = ROOT / "content" / "base_3to5"
@@ -857,9 +856,8 @@ def test_unverified_rows_include_known_gaps(pack):
 
 
 # ------------------------------------------------------------------------------------- CLI
-def _cli(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "rulespec.cli", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300, **kw)
+def _cli(*args):
+    return run_cli(*args, cwd=ROOT)          # in process (tests/cli_run.py)
 
 
 def test_cli_show_unverified_prints_counts(pack):

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import traceback
 from pathlib import Path
 
@@ -28,6 +26,7 @@ import yaml
 from rulespec.errors import RulespecError
 from rulespec.parser import _lark
 from validator.static import validate_pack
+from cli_run import run_cli
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -188,8 +187,7 @@ def test_folder_without_manifest_is_rs020(tmp_path):
 
 # ------------------------------------------------------------------ the command line
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "rulespec.cli", *map(str, args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+    return run_cli(*args, cwd=REPO)          # in process (tests/cli_run.py)
 
 
 def _no_traceback(proc):

@@ -23,6 +23,8 @@ from rulespec.errors import RulespecError
 from rulespec.parser import _lark, parse_rules
 from validator.static import validate_pack
 
+from ci_mode import local_or_ci
+
 PACKS = Path(__file__).resolve().parent / "packs"
 SEED_PACKS = ["minimal", "minimal_overlay"]   # minimal_overlay extends ../minimal
 
@@ -132,7 +134,8 @@ def test_parse_rules_raises_only_rulespec_error(case):
         pytest.fail(f"parse_rules raised a non-RulespecError on:\n{text!r}\n{traceback.format_exc()}")
 
 
-@SETTINGS
+# a whole pack validated per example: 60 on a developer's machine, 200 in CI (docs/testing.md)
+@settings(SETTINGS, max_examples=local_or_ci(60, 200))
 @given(case=mutated_seed())
 def test_validate_pack_never_raises(scratch, case):
     pack, rel, text = case

@@ -110,10 +110,8 @@ def test_playout_validation_reports_games_without_end(make_pack):
 
 
 def _validate_cli(*args):
-    import subprocess
-    import sys
-    return subprocess.run([sys.executable, "-m", "rulespec.cli", "validate", *map(str, args)],
-                          capture_output=True, text=True, timeout=300)
+    from cli_run import run_cli             # in process (tests/cli_run.py)
+    return run_cli("validate", *args)
 
 
 def test_playout_findings_follow_the_output_format(make_pack):

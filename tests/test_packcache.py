@@ -179,3 +179,30 @@ def test_the_parser_tables_come_from_lark_s_cache_with_the_same_errors(tmp_path)
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
     assert runs[0].stdout == runs[1].stdout and "RS01" in runs[0].stdout
     assert list((tmp_path / "c").glob("lark-*.tables"))
+
+
+# What a warm `rulespec validate` must not import: the parser (Lark) and jsonschema check the
+# files only when they are loaded afresh, networkx only draws, rich only prints tables.
+NOT_IMPORTED_WARM = ("rulespec.parser", "lark", "jsonschema", "networkx", "rich", "matplotlib",
+                     "hypothesis", "interpreter.bots")
+
+
+def test_a_warm_validate_imports_neither_the_parser_nor_the_heavy_libraries(cache):
+    """Issue 18: a fresh process validating from a warm cache (the CPU it costs is measured by
+    hand, never here). The cache is warmed in this process by the same command, then a fresh
+    process runs it and lists its modules: a cache miss would import the parser."""
+    from rulespec.cli import main
+    folder, fresh = cache
+    packcache.engine_fingerprint.cache_clear()      # this process's copy may predate an edit of rulespec/
+    assert main(["validate", "base_3to5"]) == 0 and fresh == ["base_3to5"]
+    script = ("import json, sys\nfrom rulespec.cli import main\nrc = main(['validate', 'base_3to5'])\n"
+              "print(json.dumps([rc, sorted(sys.modules)]))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    *printed, last = out.stdout.splitlines()
+    rc, modules = json.loads(last)
+    assert rc == 0 and any("0 error(s)" in line for line in printed)
+    loaded = {m.split(".")[0] for m in modules} | set(modules)
+    assert "rulespec.pack" in loaded and "validator.static" in loaded      # it did validate
+    assert [m for m in NOT_IMPORTED_WARM if m in loaded] == []

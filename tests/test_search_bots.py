@@ -10,6 +10,8 @@ from interpreter.evaluation import Evaluation
 from rulespec.errors import RulespecError
 from rulespec.pack import load_pack
 
+from ci_mode import ci_only
+
 
 @pytest.fixture(scope="module")
 def engine():
@@ -41,6 +43,7 @@ def test_mcts_with_a_tiny_budget_plays_legal_deterministic_moves_that_depend_on_
     assert a != _moves(engine, "mcts:iterations=3,rollout=2", 2, n=50)
 
 
+@ci_only      # a whole game of one-decision-ahead search: ~10 s of CPU (docs/testing.md)
 def test_greedy_eval_finishes_a_three_player_game_within_the_year_bound(engine):
     state, moves = play_game(engine, 3, 0, "greedy_eval")
     # ended by an end condition, long before the pack's Year bound (max_rounds)

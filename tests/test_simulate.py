@@ -21,10 +21,13 @@ from rulespec.cli import main
 from rulespec.compare import compare
 from rulespec.errors import RulespecError
 from rulespec.pack import load_pack
-from rulespec.simulate import parse_bots, plan, run
+from rulespec.simulate import EventCounter, absent_value, metrics, parse_bots, plan, run
+
+from ci_mode import ci_only
 
 PACKS = Path(__file__).resolve().parent / "packs"
 DICE = str(PACKS / "sim_dice")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def extra(module: str):
@@ -231,6 +234,63 @@ def test_compare_finds_a_real_change_and_not_an_unchanged_pack(dice_run, make_pa
     assert c.tests["length.years"].p == 1.0 and not c.tests["length.years"].significant
     same = compare(dice_run, run(DICE, 3, 9, "random,uniform,first", seed=3))
     assert same.significant == [] and all(t.diff.mean == 0 for t in same.tests.values())
+
+
+def _one_game(events, colours=("red", "blue")) -> dict:
+    """The metrics of a finished game whose events are `events` (counted as play_one counts)."""
+    counter = EventCounter(list(colours))
+    counter.add(events)
+    record = {"winners": [colours[0]], "scores": {c: {"total": 1} for c in colours}, "years": 3, "decisions": 9,
+              "ended": True, "events": counter.events, "by_player": counter.by_player,
+              "seats": [{"seat": k + 1, "colour": c, "bot": "random"} for k, c in enumerate(colours)]}
+    return metrics(record, [])
+
+
+def test_numeric_keys_are_averaged_per_event_and_related_to_each_other():
+    traded = [{"event": "traded", "side": "red", "ships": 2, "florins": 4},
+              {"event": "traded", "side": "blue", "ships": 0, "florins": 0},
+              {"event": "traded", "side": "red", "ships": 4, "florins": 8}]
+    m = _one_game(traded)
+    assert m["events.traded"] == 3 and m["events.traded.florins"] == 12
+    assert m["per_event.traded.florins"] == 4.0 and m["per_event.traded.ships"] == 2.0   # what one trade brings
+    assert m["ratio.traded.florins_per_ships"] == 2.0 and m["ratio.traded.ships_per_florins"] == 0.5
+    # nothing traded: no ratio (no division by zero); no such event: no mean per event either
+    empty = _one_game([{"event": "traded", "side": "red", "ships": 0, "florins": 0}])
+    assert empty["per_event.traded.florins"] == 0.0 and not any(k.startswith("ratio.") for k in empty)
+    none = _one_game([])
+    assert not any(k.startswith(("per_event.", "ratio.")) for k in none)
+    assert absent_value("per_event.traded.florins") is None and absent_value("ratio.traded.florins_per_ships") is None
+    assert absent_value("events.traded.florins") == 0.0
+
+
+def test_a_run_averages_each_numeric_key_per_event(dice_run):
+    series = dice_run.series()
+    faces = series["per_event.rolled.face"]
+    assert faces and all(1 <= f <= 6 for f in faces)
+    games_rolling = [r for r in dice_run.finished if "rolled" in r["events"]]
+    assert len(faces) == len(games_rolling)            # a game without a roll has no mean face
+    for f, r in zip(faces, games_rolling):
+        assert f == r["events"]["rolled"]["sums"]["face"] / r["events"]["rolled"]["count"]
+
+
+@ci_only
+def test_compare_finds_that_trade_pays_more_in_the_three_florins_overlay(capsys, tmp_path):
+    """Issue 20's acceptance: the base game against a one-line overlay (Trade pays 3 florins per
+    Ship). Random bots trade no more, and games vary in length, so the per-game totals do not
+    tell; the florins per Ship traded do, in every game that traded, after Holm's correction."""
+    overlay_pack = str(ROOT / "content" / "examples" / "trade_three_florins")
+    assert main(["compare", "base_3to5", overlay_pack, "--players", "3", "--games", "4", "--seed", "1",
+                 "--quiet", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "ratio.traded.florins_per_ships *" in out
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    per_ship = report["differences"]["ratio.traded.florins_per_ships"]
+    assert per_ship["significant"] and (per_ship["a"], per_ship["b"]) == (2.0, 3.0)
+    assert "ratio.traded.florins_per_ships" in report["significant"]
+    # the other aggregates are there with their intervals, Trade's per-event mean among them
+    for name in ("per_event.traded.florins", "events.traded.florins", "length.years"):
+        d = report["differences"][name]["diff"]
+        assert d["low"] <= d["mean"] <= d["high"]
 
 
 # ------------------------------------------------------------------ balance expectations

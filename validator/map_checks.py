@@ -16,9 +16,8 @@ Content problems are returned as Diagnostics, never raised.
 """
 from __future__ import annotations
 
-import networkx as nx
-
 from rulespec.errors import Diagnostic, did_you_mean
+from rulespec.graphwalk import adjacency, components
 from rulespec.schema import check_schema
 from rulespec.yamldata import YamlDoc
 
@@ -251,23 +250,22 @@ def _check_roads(doc: YamlDoc, idx: _MapIndex, out: _Out) -> None:
 
 def _unreachable(data, idx: _MapIndex, side: str, excluded=frozenset()) -> list[str]:
     """Cities on `side` (minus `excluded`) outside the main road+sea component."""
-    g = nx.Graph()
+    edges = []
     cities = [c for c in idx.cities if idx.on_side(c, side) and c not in excluded]
-    g.add_nodes_from(cities)
     for c in cities:
         for _, sea in _strs(idx.city[c].get("seas")):
             if sea in idx.seas:
-                g.add_edge(c, ("sea", sea))
+                edges.append((c, ("sea", sea)))
     for _, link in _items(data, "sea_links"):
         pair = [v for _, v in _strs(link.get("between"))]
         if len(pair) == 2 and all(p in idx.seas for p in pair):
-            g.add_edge(("sea", pair[0]), ("sea", pair[1]))
+            edges.append((("sea", pair[0]), ("sea", pair[1])))
     in_play = set(cities)
     for _, r in _items(data, "roads"):
         pair = [v for _, v in _strs(r.get("between"))]
         if len(pair) == 2 and set(pair) <= in_play and side in (r.get("sides") or ()):
-            g.add_edge(pair[0], pair[1])
-    comps = [[n for n in comp if isinstance(n, str)] for comp in nx.connected_components(g)]
+            edges.append((pair[0], pair[1]))
+    comps = [[n for n in comp if isinstance(n, str)] for comp in components(adjacency(cities, edges))]
     comps = [c for c in comps if c]
     if len(comps) <= 1:
         return []

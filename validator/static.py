@@ -65,20 +65,42 @@ def validate_pack(ref, search_path=None) -> Report:
         report.diagnostics.extend(orphans)
         report.diagnostics.extend(check_unused(pack, referenced, skip={d.missing for d in orphans}))
         report.diagnostics.extend(check_playout_hints(pack))
-        if not report.errors:
-            report.diagnostics.extend(check_constraints_at_setup(pack))
-        if not report.errors:
-            report.diagnostics.extend(check_game_starts(pack))
+        engine = None
+        if not report.errors and _playable(pack):
+            engine, found = _compile(pack)      # compiled once for both checks below
+            report.diagnostics.extend(found)
+        if engine is not None:
+            report.diagnostics.extend(check_constraints_at_setup(pack, engine))
+        if engine is not None and not report.errors:
+            report.diagnostics.extend(check_game_starts(pack, engine=engine))
     report.diagnostics = order(report.diagnostics, report.pack)
     return report
 
 
 def check_map_data(pack: Pack) -> list:
+    """The map and setup checks (validator.map_checks). Their JSON Schemas are not checked
+    again: a data file enters pack.data only once its schema passed (pack._Loader._load_yaml),
+    which also spares a warm `validate` the import of jsonschema."""
     map_doc = pack.data.get("map")
     if map_doc is None:
         return []
-    from validator.map_checks import check_map_files
-    return check_map_files(map_doc, pack.data.get("setup"))
+    from validator.map_checks import check_map
+    return check_map(map_doc, pack.data.get("setup"))
+
+
+def _playable(pack: Pack) -> bool:
+    """A pack with a setup and a `game`: one the checks below can start (the others are
+    libraries for other packs)."""
+    return "setup" in pack.data and bool(pack.of_kind("game"))
+
+
+def _compile(pack: Pack):
+    """(Engine, []) or (None, the diagnostics compiling the rules gave)."""
+    from interpreter.api import Engine
+    try:
+        return Engine(pack), []
+    except RulespecError as e:
+        return None, e.diagnostics
 
 
 def _copies(decl) -> int:
@@ -231,20 +253,21 @@ def _text(v):
     return getattr(v, "value", v)
 
 
-def check_constraints_at_setup(pack: Pack) -> list:
+def check_constraints_at_setup(pack: Pack, engine=None) -> list:
     """RS140: a constraint that already fails in the setup position of a supported player
-    count can never hold in a legal game (static: no move is played)."""
-    if "setup" not in pack.data or not pack.of_kind("game"):
+    count can never hold in a legal game (static: no move is played). engine: the pack's
+    interpreter.api.Engine when the caller compiled it already."""
+    if not _playable(pack):
         return []
-    from interpreter.ruleset import Ruleset
     from interpreter.runtime import Runtime
     from interpreter.state import initial_state, setup_for
     from rulespec.board import board_for
     out = []
-    try:
-        rs = Ruleset.build(pack)
-    except RulespecError as e:
-        return e.diagnostics
+    if engine is None:
+        engine, found = _compile(pack)
+        if engine is None:
+            return found
+    rs = engine.rs
     for n in pack.players:
         try:
             pc = setup_for(pack.data["setup"].data, n)
@@ -278,21 +301,21 @@ def check_constraints_at_setup(pack: Pack) -> list:
     return out
 
 
-def check_game_starts(pack: Pack, seed: int = 0) -> list:
+def check_game_starts(pack: Pack, seed: int = 0, engine=None) -> list:
     """What `rulespec play` runs first, run here, so that a pack that validates clean starts:
     at each player count of the pack, the setup (new_game) and its first decision (the first
     legal move, applied with every constraint checked). A pack with no setup or game is a
     library for other packs: nothing to start (a map is optional). Findings: RS301 (the game cannot start, a rule
     fails or refuses the first legal move), RS305 (a limit passed), RS303 (no legal move
     before the game ended), RS123 (no setup for a player count the pack names)."""
-    if "setup" not in pack.data or not pack.of_kind("game"):
+    if not _playable(pack):
         return []
-    from interpreter.api import Engine, IllegalMove
+    from interpreter.api import IllegalMove
     from rulespec.errors import Span
-    try:
-        engine = Engine(pack)
-    except RulespecError as e:
-        return e.diagnostics
+    if engine is None:
+        engine, found = _compile(pack)
+        if engine is None:
+            return found
     here = Span(str(pack.root / "pack.yaml"), 1, 1)
     out = []
     for n in pack.players:
