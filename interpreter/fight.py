@@ -7,7 +7,7 @@ A usable War Bonus is named "BONUS@SOURCE": the war_bonus declaration and where 
 """
 from __future__ import annotations
 
-from . import payment
+from . import payment, verbs
 from .vm import Abort
 
 ROLES = ("attack", "defence", "battle")
@@ -109,7 +109,7 @@ class FightMixin:
             fight["used"].append(name)
         else:
             if wb["flips"]:
-                self.v_flip(env, [src, "exhausted"], {}, span)
+                verbs.set_entry(self, src, "exhausted", True, span)     # its Exhausted side up
             fight["used"].append(name)
         strength = int(wb["strength"](self, {"player": p}) or 0) if wb["strength"] else 0
         fight["bonus"][p] = fight["bonus"].get(p, 0) + strength

@@ -99,7 +99,7 @@ class Ruleset:
         names = dict(checker.names)
         rs = cls(pack, Program(), names, world=checker.world)
         rs.comp = Compiler(names, rs.program, literal_values(pack), slots=rs.slot,
-                           methods=checker.method_types(), bare=checker.bare_formulas())
+                           methods=checker.method_types(), bare=checker.bare_formulas(), world=checker.world)
         rs.decls = pack.decls
         with limits.deep_recursion():       # nested expressions: a few Python frames per level
             for d in pack.decls.values():
