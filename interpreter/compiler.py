@@ -76,6 +76,11 @@ def _index(o, i):
         return None
 
 
+def _entry_value():
+    from .verbs import entry_value     # (verbs imports the VM, which imports this module)
+    return entry_value
+
+
 class Compiler:
     """Compiles expressions/blocks of one resolved pack. `names` maps global ids to types
     (declarations, cities, seas, colours), as the checker does."""
@@ -91,7 +96,8 @@ class Compiler:
         self.literals = literals or {}     # formula id -> its plain value, as prompts show it
         self.program = program or Program()
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
-        self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_field": world_store.get}
+        self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_field": world_store.get,
+                          "_entry": _entry_value()}
         self._tmps = 0
         self._depth = 0         # of the expression being compiled, within its generated function
 
@@ -224,6 +230,11 @@ class Compiler:
             else:
                 read = f"_field(rt, {self._const(slot)}, {o})"
             return f"(None if ({o} := {obj}) is None else {read})", slot.checker_type
+        if self.world is not None and self.world.entry_field(base, name) is not None:
+            # an entry field: kept where the thing is now (interpreter/verbs.py)
+            o = self._tmp()
+            return f"(None if ({o} := {obj}) is None else _entry(rt, {o}, {name!r}))", \
+                self.world.entry_field(base, name).type.checker()
         if (base, name) in self.methods:
             # a method formula: `x.name` is name(x), memoised while nothing can change
             o = self._tmp()

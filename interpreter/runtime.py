@@ -280,25 +280,10 @@ class Runtime(PalaceMixin, FightMixin):
                 return p
         return None
 
-    def _exhausted(self, x):
-        for pl in self.state["p"].values():
-            for s in pl["court"]:
-                if s["card"] == x:
-                    return s["exhausted"]
-            for t in pl["tiles"]:
-                if t["id"] == x:
-                    return t["exhausted"]
-        return False
-
     def a_card_owner(self, x):
         return self.owner_of(x)
 
     a_tile_owner = a_card_owner
-
-    def a_card_exhausted(self, x):
-        return self._exhausted(x)
-
-    a_tile_exhausted = a_card_exhausted
 
     def a_card_pp(self, x):
         return self.item(x).get("pp", lambda rt, env: 0)(self, {"self": x, "player": self.owner_of(x)})
@@ -411,8 +396,10 @@ class Runtime(PalaceMixin, FightMixin):
                     return v
                 if callable(v):
                     return v(self, {"self": obj, "player": env.get("player")})
-                if name in ("owner", "exhausted"):
-                    return getattr(self, f"a_card_{name}")(obj)
+                if name == "owner":
+                    return self.a_card_owner(obj)
+                if name in verbs.entry_names(self):     # kept where the thing is (interpreter/verbs.py)
+                    return verbs.entry_value(self, obj, name)
                 return v
             for kind in ("alliance", "track", "action", "procedure"):
                 d = self.rs.decls.get((kind, obj))

@@ -291,6 +291,17 @@ def entry_place(rt, x, name):
     return e, f.key
 
 
+def entry_value(rt, x, name):
+    """`x.NAME` for an entry field: its value where `x` is, else the field's declared default."""
+    got = entry_place(rt, x, name)
+    if got is not None:
+        return got[0][got[1]]
+    w = world(rt)
+    f = next((z.entry[name] for z in w.zones.values() if name in z.entry), None) or \
+        next((f for _, es in _holders(rt).values() for f in es if f.name == name), None)
+    return _default(f) if f is not None else None
+
+
 def set_entry(rt, x, name, value, span=None):
     """`set x.NAME = v` for an entry field: kept by the entry where `x` is now."""
     got = entry_place(rt, x, name)

@@ -853,6 +853,9 @@ class Checker:
             if wf is not None:
                 self.field_hit = wf
                 return wf.type.checker()
+            ef = self.world.entry_field(base, e.name)
+            if ef is not None:          # kept by the thing's entry where it is (interpreter/verbs.py)
+                return ef.type.checker()
             method = self.methods.get((base, e.name))
             if method is not None:
                 self.referenced.add(("formula", str(method.id)))

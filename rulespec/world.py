@@ -142,6 +142,19 @@ class World:
         k = self.kind_of(checker_type.rstrip("?")) if checker_type else None
         return k.fields.get(name) if k is not None else None
 
+    def entry_field(self, checker_type: str, name: str):
+        """The entry field `name` a thing of that type keeps where it is (rulespec/world.py zones'
+        `entry`, records' `@entry` fields beside a holder of that type), or None."""
+        t = KIND_OF_TYPE.get(checker_type.rstrip("?"), checker_type.rstrip("?"))
+        for z in self.zones.values():
+            if name in z.entry and t in z.of:
+                return z.entry[name]
+        for r in self.records.values():
+            f = r.fields.get(name)
+            if f is not None and f.entry and any(h.holds and h.type.name == t for h in r.fields.values()):
+                return f
+        return None
+
     def names_on(self, checker_type: str) -> list:
         k = self.kind_of(checker_type.rstrip("?"))
         return list(k.fields) if k is not None else []

@@ -30,6 +30,8 @@ procedure t_domain(x, tired: bool = false) "Into the Domain" { effect: { move(x,
 procedure t_room(x, r: room) "Onto a Room" { effect: { move(x, r.indulgence) } }
 procedure t_out_of_room(r: room) "Out of the game" { effect: { move(r.indulgence, none) } }
 procedure t_gone(x) "Out of the game" { effect: { move(x, none) } }
+formula t_tile_tired(t: tile) "A typed read of an entry field" { value: t.exhausted }
+formula t_card_tired(c: card) "The same for a card on a Cortigiano space" { value: c.exhausted }
 """
 
 
@@ -162,6 +164,44 @@ def test_a_record_that_is_not_there_is_an_abort(engine, st, bad):
 def test_a_thing_in_no_place_is_an_abort(engine, st):
     with pytest.raises(vm.Abort, match="not in any place"):
         run(engine, st, "t_gone", x="no_such_card#1")
+
+
+# ------------------------------------------------------------------ reading and setting entry fields
+def tired(engine, st, x, typed):
+    rt = engine.runtime(st)
+    if typed:
+        return rt.formula(typed, (x,), {}, {"player": "red"})
+    return rt.attr(x, "exhausted", {"player": "red"})
+
+
+@pytest.mark.parametrize("typed", [None, "t_tile_tired"])
+def test_an_entry_field_reads_where_the_thing_is_else_its_default(engine, st, typed):
+    t = st["p"]["red"]["tiles"][0]["id"]
+    assert tired(engine, st, t, typed) is False
+    st["p"]["red"]["tiles"][0]["exhausted"] = True
+    assert tired(engine, st, t, typed) is True
+    supply_tile = st["supply"]["tiles"][0]
+    assert tired(engine, st, supply_tile, typed) is False       # a zone without the field: the default
+
+
+def test_a_records_entry_field_reads_and_flips_with_its_card(engine, st):
+    space = st["p"]["red"]["court"][0]
+    space["card"], space["exhausted"] = "bishop#5", True
+    st["supply"]["notables"]["bishop"].remove("bishop#5")
+    assert tired(engine, st, "bishop#5", "t_card_tired") is True
+    run(engine, st, "flip", x="bishop#5")                       # the pack's procedure: the other side
+    assert space["exhausted"] is False
+    run(engine, st, "flip", x="bishop#5", side="exhausted")
+    run(engine, st, "flip", x="bishop#5", side="exhausted")     # the side given, twice: still that side
+    assert space["exhausted"] is True and tired(engine, st, "bishop#5", None) is True
+
+
+def test_setting_an_entry_field_where_the_place_has_none_is_an_abort(engine, st):
+    run(engine, st, "t_take", x="bishop")
+    x = st["p"]["red"]["outside"][0]
+    with pytest.raises(vm.Abort, match="not in a place that keeps 'exhausted'"):
+        run(engine, st, "flip", x=x)
+    assert st["p"]["red"]["outside"] == [x]
 
 
 # ------------------------------------------------------------------ the checker
