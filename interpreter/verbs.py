@@ -130,52 +130,66 @@ def holder_field(rt, rtype: str, name: str):
 
 
 # ------------------------------------------------------------------ where a thing is
-def _places(rt):
-    """Every place that can hold a thing, in a fixed order: the game's zones, then for each owner
-    (in store order) its zones and the holder fields of its records."""
+def _layout(rt, keeping: str = ""):
+    """The places a thing can be, as a plan computed once per World (and per entry field
+    `keeping`: only the places whose entries keep it): (the game's zones, [(store, owned zones,
+    [(list field key, holder fields, entry fields)])]), in the fixed order locate searches."""
     w = world(rt)
-    for z in w.zones.values():
-        if not z.owner and not z.counted and z.key in rt.state.get(GAME_STORE, {}):
-            yield z, None, rt.state[GAME_STORE][z.key]
-    holders = _holders(rt)
-    for kind in w.kinds.values():
-        zones = [z for z in w.zones.values() if z.owner == kind.name and not z.counted]
-        lists = [f for f in kind.fields.values()
-                 if f.type.shape == "list" and f.type.of is not None and f.type.of.name in holders]
-        if not kind.store or not (zones or lists):
-            continue
-        for oid, rec in rt.state.get(kind.store, {}).items():
-            for z in zones:
-                if z.key in rec:
-                    yield z, oid, rec[z.key]
-            for f in lists:
-                for r in rec.get(f.key) or ():
-                    yield f.type.of.name, oid, r
+    cache = w.__dict__.setdefault("_layouts", {})
+    got = cache.get(keeping)
+    if got is None:
+        holders = _holders(rt)
+
+        def kept(z):
+            return not z.counted and (not keeping or keeping in z.entry)
+        game = [z for z in w.zones.values() if not z.owner and kept(z)]
+        owned = []
+        for kind in w.kinds.values():
+            zones = [z for z in w.zones.values() if z.owner == kind.name and kept(z)]
+            lists = [(f.key,) + holders[f.type.of.name] for f in kind.fields.values()
+                     if f.type.shape == "list" and f.type.of is not None and f.type.of.name in holders
+                     and (not keeping or any(e.name == keeping for e in holders[f.type.of.name][1]))]
+            if kind.store and (zones or lists):
+                owned.append((kind.store, zones, lists))
+        got = cache[keeping] = (game, owned)
+    return got
+
+
+def _in_zone(z, items, x):
+    """The list holding `x` in a zone's stored items (a pile of a grouped zone), or None."""
+    if z.grouped:
+        pile = items.get(type_of(x)) if isinstance(x, str) else None
+        return pile if pile and x in pile else None
+    if z.entry:
+        for e in items:
+            if e["id"] == x:
+                return items
+        return None
+    return items if x in items else None
 
 
 def locate(rt, x, keeping: str = "") -> Place | None:
-    """The place of thing `x`, or None; with `keeping`, only among the places whose entries
-    keep that field (a thing put in a place by hand, in a scenario, may be in two)."""
-    holders = _holders(rt)
-    for where, owner, items in _places(rt):
-        if keeping and not (keeping in where.entry if not isinstance(where, str)
-                            else any(e.name == keeping for e in holders[where][1])):
-            continue
-        if isinstance(where, str):          # a record with holder fields
-            fields, entries = holders[where]
-            for f in fields:
-                if items.get(f.key) == x:
-                    return Place(record=items, field=f.key, entries=entries, owner=owner)
-        elif where.grouped:
-            pile = items.get(type_of(x)) if isinstance(x, str) else None
-            if pile and x in pile:
-                return Place(items=pile, zone=where, owner=owner)
-        elif where.entry:
-            for e in items:
-                if e["id"] == x:
-                    return Place(items=items, zone=where, owner=owner)
-        elif x in items:
-            return Place(items=items, zone=where, owner=owner)
+    """The place of thing `x`, or None: the game's zones, then for each owner (in store order) its
+    zones and the holder fields of its records. With `keeping`, only among the places whose
+    entries keep that field (a thing put in a place by hand, in a scenario, may be in two)."""
+    game, owned = _layout(rt, keeping)
+    state = rt.state
+    supply = state.get(GAME_STORE, {})
+    for z in game:
+        items = supply.get(z.key)
+        if items is not None and (lst := _in_zone(z, items, x)) is not None:
+            return Place(items=lst, zone=z)
+    for store, zones, lists in owned:
+        for oid, rec in state.get(store, {}).items():
+            for z in zones:
+                items = rec.get(z.key)
+                if items is not None and (lst := _in_zone(z, items, x)) is not None:
+                    return Place(items=lst, zone=z, owner=oid)
+            for key, fields, entries in lists:
+                for r in rec.get(key) or ():
+                    for f in fields:
+                        if r.get(f.key) == x:
+                            return Place(record=r, field=f.key, entries=entries, owner=oid)
     return None
 
 
@@ -292,14 +306,47 @@ def entry_place(rt, x, name):
 
 
 def entry_value(rt, x, name):
-    """`x.NAME` for an entry field: its value where `x` is, else the field's declared default."""
-    got = entry_place(rt, x, name)
-    if got is not None:
-        return got[0][got[1]]
+    """`x.NAME` for an entry field: its value where `x` is, else the field's declared default.
+    In a read-only window (Runtime.reading) every thing's value comes from one memoised pass."""
+    if rt.memo is not None and isinstance(x, str):
+        got = rt.memoised(("entry", name), _entry_index, rt, name).get(x, _NOWHERE)
+        if got is not _NOWHERE:
+            return got
+    else:
+        got = entry_place(rt, x, name)
+        if got is not None:
+            return got[0][got[1]]
     w = world(rt)
     f = next((z.entry[name] for z in w.zones.values() if name in z.entry), None) or \
         next((f for _, es in _holders(rt).values() for f in es if f.name == name), None)
     return _default(f) if f is not None else None
+
+
+_NOWHERE = object()
+
+
+def _entry_index(rt, name) -> dict:
+    """{thing: its value of entry field `name`} for every thing kept where that field is, in
+    locate's order (the first place found wins)."""
+    game, owned = _layout(rt, name)
+    out = {}
+    state = rt.state
+    for z in game:
+        items = state.get(GAME_STORE, {}).get(z.key) or ()
+        for e in (e for pile in items.values() for e in pile) if z.grouped else items:
+            out.setdefault(e["id"], e[z.entry[name].key])
+    for store, zones, lists in owned:
+        for rec in state.get(store, {}).values():
+            for z in zones:
+                for e in rec.get(z.key) or ():
+                    out.setdefault(e["id"], e[z.entry[name].key])
+            for key, fields, entries in lists:
+                ekey = next(e.key for e in entries if e.name == name)
+                for r in rec.get(key) or ():
+                    for f in fields:
+                        if r.get(f.key) is not None:
+                            out.setdefault(r[f.key], r[ekey])
+    return out
 
 
 def set_entry(rt, x, name, value, span=None):
