@@ -84,13 +84,19 @@ def _count(o, i):
         return 0
 
 
+def _entry_value():
+    from .verbs import entry_value     # (verbs imports the VM, which imports this module)
+    return entry_value
+
+
 class Compiler:
     """Compiles expressions/blocks of one resolved pack. `names` maps global ids to types
     (declarations, cities, seas, colours), as the checker does."""
 
     def __init__(self, names: dict, program: Program | None = None, literals: dict | None = None, slots=None,
-                 methods: dict | None = None, bare: set | None = None):
+                 methods: dict | None = None, bare: set | None = None, world=None):
         self.names = names
+        self.world = world                  # the pack's World (rulespec/world.py): zones for `move`
         self.methods = methods or {}        # (type, name) -> type of a method formula read x.name
         self.bare = bare or set()           # formulas without parameters: a bare name calls them
         # (type, field) -> where a field the pack declares is stored (Ruleset.slot), or None
@@ -99,7 +105,8 @@ class Compiler:
         self.program = program or Program()
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
         self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_count": _count,
-                          "_field": world_store.get, "_record": world_store.new_record}
+                          "_field": world_store.get, "_record": world_store.new_record,
+                          "_entry": _entry_value()}
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
         self._tmps = 0
         self._depth = 0         # of the expression being compiled, within its generated function
@@ -235,6 +242,11 @@ class Compiler:
             else:
                 read = f"_field(rt, {self._const(slot)}, {o})"
             return f"(None if ({o} := {obj}) is None else {read})", slot.checker_type
+        if self.world is not None and self.world.entry_field(base, name) is not None:
+            # an entry field: kept where the thing is now (interpreter/verbs.py)
+            o = self._tmp()
+            return f"(None if ({o} := {obj}) is None else _entry(rt, {o}, {name!r}))", \
+                self.world.entry_field(base, name).type.checker()
         if (base, name) in self.methods:
             # a method formula: `x.name` is name(x), memoised while nothing can change
             o = self._tmp()
@@ -388,6 +400,61 @@ class Compiler:
             return e.id, tuple(keys)
         return self.fn(e, scope), tuple(keys)
 
+    def move(self, s, scope):
+        """`move(THING, PLACE, FIELD: v...)` (interpreter/verbs.py): THING a value, `ZONE[n]` or
+        `RECORD.HOLDER`; PLACE a zone (`ZONE`, `OWNER.ZONE`, `ZONE[n]` for a position), a holder
+        field (`RECORD.HOLDER`) or none. The checker has checked the forms (RS106)."""
+        from . import verbs
+        thing, place = s.args
+        zone_at = self._zone_ref(thing, scope, True)
+        if zone_at is not None:
+            zone, owner, n = zone_at
+            src = lambda rt, env, _z=zone, _o=owner, _n=n: verbs.entry_at(rt, _z, _o and _o(rt, env), _n(rt, env))
+        elif (held := self._holder_ref(thing, scope)) is not None:
+            rec, name = held
+            src = lambda rt, env, _r=rec, _f=name: verbs.held(rt, _r(rt, env), _f)
+        else:
+            src = self.fn(thing, scope)
+        at = lambda rt, env: None
+        if isinstance(place, A.NoneLit):
+            dest = lambda rt, env: None
+        elif (held := self._holder_ref(place, scope)) is not None:
+            rec, name = held
+            dest = lambda rt, env, _r=rec, _f=name: ("holder", _r(rt, env), _f)
+        else:
+            ref = self._zone_ref(place, scope, True) or self._zone_ref(place, scope, False)
+            if ref is None:
+                self.fail("`move` puts a thing into a zone, a field that holds a thing, or none", place.span)
+            zone, owner, n = ref
+            dest = lambda rt, env, _z=zone, _o=owner: ("zone", _z, _o and _o(rt, env))
+            at = n or at
+        kw = {k: self.fn(v, scope) for k, v in s.kwargs.items()}
+        return (CALL, s.span, "move", [src, dest, at], kw)
+
+    def _zone_ref(self, e, scope, indexed):
+        """(zone, owner fn or None, position fn or None) of `ZONE`, `OWNER.ZONE` (and `[n]` when
+        `indexed`), or None when `e` does not name a zone."""
+        n = None
+        if indexed:
+            if not isinstance(e, A.Index):
+                return None
+            n, e = self.fn(e.index, scope), e.obj
+        zones = self.world.zones if self.world is not None else {}
+        if isinstance(e, A.Name) and e.id not in scope and e.id in zones and not zones[e.id].owner:
+            return e.id, None, n
+        if isinstance(e, A.Attr) and e.name in zones and zones[e.name].owner:
+            return e.name, self.fn(e.obj, scope), n
+        return None
+
+    def _holder_ref(self, e, scope):
+        """(record fn, field) of `RECORD.HOLDER` (a `@holds` field of a record type), or None."""
+        if not isinstance(e, A.Attr) or self.world is None:
+            return None
+        obj, t = self.expr(e.obj, scope)
+        rec = self.world.records.get(t.rstrip("?"))
+        f = rec.fields.get(e.name) if rec is not None else None
+        return (obj, e.name) if f is not None and f.holds else None
+
     # ------------------------------------------------------------ prompt templates
     def text(self, template: str):
         """A prompt or option label: the plain text, or, when it names formulas (`{name}`,
@@ -492,6 +559,8 @@ class Compiler:
             return (RANDOM, sp, s.var, it, where, self.block(s.body, inner))
         if t is A.Shuffle:
             return (SHUFFLE, sp) + self.zone(s.zone, scope)
+        if t is A.CallStmt and s.verb == "move" and len(s.args) == 2:
+            return self.move(s, scope)
         if t is A.CallStmt:
             args = [self.fn(a, scope) for a in s.args]
             # the first argument of perform/run names a declaration: keep it as a plain id

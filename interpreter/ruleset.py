@@ -104,7 +104,7 @@ class Ruleset:
         names = dict(checker.names)
         rs = cls(pack, Program(), names, world=checker.world)
         rs.comp = Compiler(names, rs.program, literal_values(pack), slots=rs.slot,
-                           methods=checker.method_types(), bare=checker.bare_formulas())
+                           methods=checker.method_types(), bare=checker.bare_formulas(), world=checker.world)
         rs.comp.records = checker.world.records
         rs.decls = pack.decls
         catalogue = {k for k, kd in checker.world.kinds.items() if kd.decl_fields}

@@ -15,7 +15,7 @@ from rulespec import flow, limits
 from rulespec.board import Board
 from rulespec.errors import RuleFault
 
-from . import costs, events, payment, tracks, vm, world_store
+from . import costs, events, payment, tracks, verbs, vm, world_store
 from .fight import FightMixin
 from .palace import PalaceMixin, rooms_ahead
 from .state import type_of
@@ -275,25 +275,10 @@ class Runtime(PalaceMixin, FightMixin):
                 return p
         return None
 
-    def _exhausted(self, x):
-        for pl in self.state["p"].values():
-            for s in pl["court"]:
-                if s["card"] == x:
-                    return s["exhausted"]
-            for t in pl["tiles"]:
-                if t["id"] == x:
-                    return t["exhausted"]
-        return False
-
     def a_card_owner(self, x):
         return self.owner_of(x)
 
     a_tile_owner = a_card_owner
-
-    def a_card_exhausted(self, x):
-        return self._exhausted(x)
-
-    a_tile_exhausted = a_card_exhausted
 
     def a_card_pp(self, x):
         return self.item(x).get("pp", lambda rt, env: 0)(self, {"self": x, "player": self.owner_of(x)})
@@ -429,8 +414,10 @@ class Runtime(PalaceMixin, FightMixin):
                     return v
                 if callable(v):
                     return v(self, {"self": obj, "player": env.get("player")})
-                if name in ("owner", "exhausted"):
-                    return getattr(self, f"a_card_{name}")(obj)
+                if name == "owner":
+                    return self.a_card_owner(obj)
+                if name in verbs.entry_names(self):     # kept where the thing is (interpreter/verbs.py)
+                    return verbs.entry_value(self, obj, name)
                 return v
             for kind in ("alliance", "track", "action", "procedure"):
                 d = self.rs.decls.get((kind, obj))
@@ -459,6 +446,9 @@ class Runtime(PalaceMixin, FightMixin):
             world_store.put(self, slot, obj, value)
             return
         if isinstance(obj, str) and (self.is_card(obj) or self.is_tile(obj) or obj in self.rs.things):
+            if name in verbs.entry_names(self):     # kept by the thing's entry where it is
+                verbs.set_entry(self, obj, name, value, span)
+                return
             self.state.setdefault("vars", {}).setdefault(obj, {})[name] = value
             return
         if isinstance(obj, str) and self.type_name(obj) in ("room", "space"):
@@ -931,6 +921,10 @@ class Runtime(PalaceMixin, FightMixin):
     def i_run_block(self, env, args, kw, span):
         return args[0], dict(env)
 
+    def v_move(self, env, args, kw, span):
+        """move(THING, PLACE, FIELD: v...): interpreter/verbs.py."""
+        verbs.move(self, args[0], args[1], args[2] if len(args) > 2 else None, kw, span)
+
     def v_perform(self, env, args, kw, span):
         a = args[0]
         if a not in self.rs.actions:
@@ -985,18 +979,6 @@ class Runtime(PalaceMixin, FightMixin):
         the formula now says (its control discs changed)."""
         self._measures_moved(args[0])
 
-    def v_flip(self, env, args, kw, span):
-        x, side = args[0], (args[1] if len(args) > 1 else None)
-        for pl in self.state["p"].values():
-            for s in pl["court"]:
-                if s["card"] == x:
-                    s["exhausted"] = (side == "exhausted") if side else not s["exhausted"]
-                    return
-            for t in pl["tiles"]:
-                if t["id"] == x:
-                    t["exhausted"] = (side == "exhausted") if side else not t["exhausted"]
-                    return
-        raise Abort(f"{x} is not a card or tile that can flip", span)
 
     def place_measured_tracks(self):
         """Setup: tracks that measure something (the Cities track) start where they measure;
@@ -1217,25 +1199,6 @@ class Runtime(PalaceMixin, FightMixin):
         n = min(n, self.state["supply"]["war_tokens"])
         self.state["supply"]["war_tokens"] -= n
         self.P(p)["war_tokens"] += n
-
-    def v_take_indulgence(self, env, args, kw, span):
-        p = kw.get("player", env.get("player"))
-        pl = self.P(p)
-        if pl["marker"] is None:
-            raise Abort("the Action marker is not on a Room", span)
-        room = pl["rooms"][pl["marker"]]
-        if room["indulgence"]:
-            raise Abort("this Room already holds an Indulgence", span)
-        if not self.state["supply"]["indulgences"]:
-            raise Abort("no Indulgence card left", span)
-        room["indulgence"] = self.state["supply"]["indulgences"].pop(0)
-
-    def v_rid_indulgence(self, env, args, kw, span):
-        room = self.parse_room(args[0])[2]
-        if not room["indulgence"]:
-            raise Abort("no Indulgence in that Room", span)
-        self.state["supply"]["indulgences"].append(room["indulgence"])
-        room["indulgence"] = None
 
     def v_form_alliance(self, env, args, kw, span):
         a = args[0]

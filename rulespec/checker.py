@@ -631,6 +631,9 @@ class Checker:
             self._args(s.args, s.kwargs, env)
             return
         self.arity(s.verb, sig, s.args, s.span, "verb")
+        if s.verb == "move" and len(s.args) == 2:
+            self.move_call(s, env)
+            return
         if s.verb == "event":
             self.event_call(s, env)
             return
@@ -656,6 +659,78 @@ class Checker:
             self.expr(a, env)
         for v in s.kwargs.values():
             self.expr(v, env)
+
+    def move_call(self, s: A.CallStmt, env):
+        """`move(THING, PLACE, FIELD: v...)` (interpreter/verbs.py): THING a value, `ZONE[n]` or
+        `RECORD.HOLDER`; PLACE a zone of the World, `ZONE[n]` (a position), a holder field or
+        none; the keywords are entry fields of PLACE."""
+        thing, place = s.args
+        if self._move_zone(thing, env, True) is None:
+            self.expr(thing, env)
+        entries: list = []
+        if isinstance(place, A.NoneLit):
+            pass
+        elif (held := self._move_holder(place, env)) is not None:
+            entries = held
+        elif (z := self._move_zone(place, env, True) or self._move_zone(place, env, False)) is not None:
+            entries = list(z.entry)
+            if isinstance(place, A.Index) and (z.grouped or z.sorted):
+                self.diag("RS106", f"zone '{z.name}' is kept {'in piles' if z.grouped else 'sorted'}: a thing "
+                          "put there has no position to choose", place.span, f"write `move(x, {z.name})`")
+        else:
+            w = self.world
+            zones = [z.name if not z.owner else f"{CHECKER_TYPE.get(z.owner, z.owner)}.{z.name}"
+                     for z in w.zones.values() if not z.counted]
+            holders = [f"{r}.{f}" for r, rec in w.records.items() for f, fd in rec.fields.items() if fd.holds]
+            self.diag("RS106", "`move` puts a thing into a zone, a field that holds a thing, or none", place.span,
+                      "write a zone (" + ", ".join(zones[:8]) + ")" +
+                      (", a holder field (" + ", ".join(holders[:6]) + ")" if holders else "") +
+                      ", `ZONE[0]` for the top of an ordered zone, or `none` (out of the game)")
+            self.expr(place, env)
+        for k, v in s.kwargs.items():
+            if k not in entries:
+                self.diag("RS107", f"`move` has no keyword '{k}' for this place", v.span,
+                          did_you_mean(k, entries) or (f"its entry fields: {', '.join(entries)}" if entries
+                                                       else "this place keeps no entry fields"))
+            self.expr(v, env)
+
+    def _move_zone(self, e, env, indexed):
+        """The ZoneDef named by `ZONE` / `OWNER.ZONE` (with `[n]` when indexed), else None."""
+        if indexed:
+            if not isinstance(e, A.Index):
+                return None
+            target = e.obj
+        else:
+            target = e
+        zones = self.world.zones
+        z = None
+        if isinstance(target, A.Name) and target.id not in env and target.id in zones \
+                and not zones[target.id].owner:
+            z = zones[target.id]
+        elif isinstance(target, A.Attr) and target.name in zones and zones[target.name].owner:
+            z = zones[target.name]
+            want = CHECKER_TYPE.get(z.owner, z.owner)
+            t = self.expr(target.obj, env)
+            if not _compatible(t, want):
+                self.diag("RS106", f"zone '{z.name}' belongs to each {want}, but this is {_words(t)}",
+                          target.obj.span, f"write `{want}.{z.name}` with a {want}")
+        if z is not None and indexed:
+            self.want(e.index, "number", env)
+        if z is not None and z.counted:
+            self.diag("RS106", f"zone '{z.name}' is counted (a number): `move` moves things", target.span,
+                      "change a counted zone with `set`")
+        return z
+
+    def _move_holder(self, e, env):
+        """The entry field names of `RECORD.HOLDER` (a `@holds` field of a record), else None."""
+        if not isinstance(e, A.Attr) or e.name in self.world.zones:
+            return None
+        t = self.expr(e.obj, env)
+        rec = self.world.records.get(t.rstrip("?"))
+        f = rec.fields.get(e.name) if rec is not None else None
+        if f is None or not f.holds:
+            return None
+        return [x.name for x in rec.fields.values() if x.entry]
 
     def event_decl(self, decl: Decl):
         """`log` is the account's own event; an event the `pay` statement records can only
@@ -800,6 +875,9 @@ class Checker:
             if wf is not None:
                 self.field_hit = wf
                 return wf.type.checker()
+            ef = self.world.entry_field(base, e.name)
+            if ef is not None:          # kept by the thing's entry where it is (interpreter/verbs.py)
+                return ef.type.checker()
             method = self.methods.get((base, e.name))
             if method is not None:
                 self.referenced.add(("formula", str(method.id)))

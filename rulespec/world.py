@@ -95,6 +95,8 @@ class FieldDef:
     setup: str = ""             # setup.yaml key of its starting value
     doc: str = ""
     decl: object = None
+    holds: bool = False         # `@holds`: a holder field of a record: the one place of the thing it names
+    entry: bool = False         # `@entry`: a record field that belongs to the thing held (reset when it moves)
 
 
 @dataclass
@@ -118,6 +120,10 @@ class ZoneDef:
     entry: dict = field(default_factory=dict)       # entry field name -> FieldDef
     span: Span | None = None
     decl: object = None
+    ordered: bool = False       # a stack: position 0 is the top
+    grouped: bool = False       # piles of copies by catalogue id: {id: [instances]}
+    sorted: bool = False        # kept sorted: a thing put back goes to its place
+    counted: bool = False       # a pile of identical things, stored as a number
 
 
 @dataclass
@@ -136,6 +142,19 @@ class World:
     def field(self, checker_type: str, name: str) -> FieldDef | None:
         k = self.kind_of(checker_type.rstrip("?")) if checker_type else None
         return k.fields.get(name) if k is not None else None
+
+    def entry_field(self, checker_type: str, name: str):
+        """The entry field `name` a thing of that type keeps where it is (rulespec/world.py zones'
+        `entry`, records' `@entry` fields beside a holder of that type), or None."""
+        t = KIND_OF_TYPE.get(checker_type.rstrip("?"), checker_type.rstrip("?"))
+        for z in self.zones.values():
+            if name in z.entry and t in z.of:
+                return z.entry[name]
+        for r in self.records.values():
+            f = r.fields.get(name)
+            if f is not None and f.entry and any(h.holds and h.type.name == t for h in r.fields.values()):
+                return f
+        return None
 
     def names_on(self, checker_type: str) -> list:
         k = self.kind_of(checker_type.rstrip("?"))
@@ -220,6 +239,14 @@ def _plain(d, name, default=None):
             except ValueError:
                 return t
     return default
+
+
+def _flag(d, name) -> bool:
+    """A yes/no setting: `name: true` or the annotation `@name`."""
+    fv = d.fields.get(name)
+    if fv is not None:
+        return getattr(fv.value, "value", fv.value) is True
+    return any(a.name == name for a in getattr(d, "annotations", ()))
 
 
 # ------------------------------------------------------------------------------ building
@@ -338,7 +365,8 @@ class _Builder:
         minimum = _plain(d, "min")
         return FieldDef(name, owner, ft, dv.value if dv is not None else None, str(_plain(d, "key") or name), span,
                         sparse=bool(_plain(d, "sparse", False)), minimum=minimum,
-                        setup=str(_plain(d, "setup") or ""), doc=d.title, decl=d)
+                        setup=str(_plain(d, "setup") or ""), doc=d.title, decl=d,
+                        holds=_flag(d, "holds"), entry=_flag(d, "entry"))
 
     def _mark_enums(self, ft: FieldType | None):
         while ft is not None:
@@ -394,7 +422,9 @@ class _Builder:
                       missing=(owner,))
             owner = "none"
         z = ZoneDef(name, str(_plain(d, "key") or name), tuple(n for n, _ in names_of(d.get("of"))),
-                    "" if owner == "none" else owner, span=d.id_span or d.span, decl=d)
+                    "" if owner == "none" else owner, span=d.id_span or d.span, decl=d,
+                    ordered=_flag(d, "ordered"), grouped=_plain(d, "grouped") is not None,
+                    sorted=_flag(d, "sorted"), counted=_flag(d, "counted"))
         entry = d.blocks.get(("entry", None))
         if entry is not None:
             for (bkind, key), sub in entry.blocks.items():
