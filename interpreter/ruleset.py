@@ -91,6 +91,8 @@ class Ruleset:
     slots: dict = field(default_factory=dict)                # (type, field) -> world_store.Slot or None
     sides: dict = field(default_factory=dict)      # side id -> {plays, commanded_by} (interpreter/sides.py)
     markers: dict = field(default_factory=dict)    # shared marker id -> {track, owner, start} (interpreter/tracks.py)
+    method_types: dict = field(default_factory=dict)   # (type, name) -> type of a method formula
+    decl_fns: dict = field(default_factory=dict)       # (kind, id, field) -> compiled field (decl_fn)
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -98,8 +100,9 @@ class Ruleset:
         checker = Checker(pack)
         names = dict(checker.names)
         rs = cls(pack, Program(), names, world=checker.world)
+        rs.method_types = checker.method_types()      # (type, name) of method formulas, for rt.attr
         rs.comp = Compiler(names, rs.program, literal_values(pack), slots=rs.slot,
-                           methods=checker.method_types(), bare=checker.bare_formulas())
+                           methods=rs.method_types, bare=checker.bare_formulas())
         rs.decls = pack.decls
         with limits.deep_recursion():       # nested expressions: a few Python frames per level
             for d in pack.decls.values():
@@ -116,9 +119,9 @@ class Ruleset:
             pass
         s = None
         kind = self.world.kind_of(type_name.rstrip("?")) if type_name else None
-        f = kind.fields.get(name) if kind is not None and kind.store else None
+        f = self.world.field(kind.name, name) if kind is not None and (kind.store or kind.name in self.record_lists) else None
         if f is not None:
-            s = world_store.slot_of(kind, f)
+            s = world_store.slot_of(kind, f, self.world.records)
             if f.decl is not None and f.decl.kind == "player_var":     # its default as the rules read it
                 s = world_store.Slot(**{**s.__dict__, "default": self.static(f.decl, "default")})
         self.slots[key] = s
@@ -140,6 +143,17 @@ class Ruleset:
         s = param_types(d.params)
         s.update(extra or {})
         return s
+
+    def decl_fn(self, d: Decl, name: str):
+        """The compiled field `name` of a declaration when it is an expression that needs the
+        game (a cost, a formula of `self`), else None (read it with `static`). Memoised."""
+        key = (d.kind, str(d.id), name)
+        if key not in self.decl_fns:
+            fv = d.fields.get(name)
+            v = fv.value if fv is not None else None
+            simple = (A.Name, A.Num, A.Str, A.Bool, A.ListExpr, A.NoneLit)
+            self.decl_fns[key] = self.fn(d, name) if isinstance(v, A.Expr) and not isinstance(v, simple) else None
+        return self.decl_fns[key]
 
     def static(self, d: Decl, name: str, default=None):
         """The value of a field that needs no game state (copies, type, colour...)."""
@@ -285,6 +299,12 @@ class Ruleset:
     def _k_side(self, d):
         self.sides[d.id] = {"plays": self.static(d, "plays", True) is not False,
                             "commanded_by": self.fn(d, "commanded_by", default=_const(None)), "decl": d}
+
+    @cached_property
+    def record_lists(self) -> dict:
+        """record type -> (store, key) of the list that keeps the records of that type
+        (`red.room2` is state[store]['red'][key][2]; interpreter/world_store.py)."""
+        return {r: (k.store, f.key) for r, (k, f) in self.world.record_lists().items()}
 
     @cached_property
     def spot_refs(self) -> list:

@@ -17,7 +17,7 @@ from rulespec.errors import RuleFault
 
 from . import costs, events, payment, tracks, world_store
 from .fight import FightMixin
-from .palace import PalaceMixin, rooms_ahead
+from .palace import PalaceMixin
 from .state import type_of
 from .vm import Abort, push
 
@@ -206,7 +206,8 @@ class Runtime(PalaceMixin, FightMixin):
     def g_agent_spots(self, env):
         out = list(self.state["cities"])
         for p in self.state["players"]:
-            out += self.a_player_rooms(p)
+            out += [r for rec in self.rs.record_lists for r in world_store.refs(self, rec, p)
+                    if "agent" in world_store.the_ref(self, r)[3]]      # the records an Agent can stand in
         return out + list(self.state["alliances"]) + self.rs.spot_refs      # + track spaces (spot: true)
 
     # ------------------------------------------------------------ player attributes
@@ -323,14 +324,6 @@ class Runtime(PalaceMixin, FightMixin):
     def a_tile_city(self, x):
         return self.item(x).get("city")
 
-    def a_alliance_bonus_available(self, a):
-        s = self.state["alliances"][a]
-        return s["holder"] is not None and not s["used"] and s["agent"] in (None, s["holder"])
-
-    def a_alliance_cost(self, a):
-        f = self.rs.alliances[a]["cost"]
-        return f(self, {"self": a, "player": self.env.get("player")}) if f else costs.NOTHING
-
     def a_track_leader_bonus(self, t):
         return self.rs.tracks[t]["leader_bonus"]
 
@@ -362,8 +355,9 @@ class Runtime(PalaceMixin, FightMixin):
             return "city"
         if obj in self.state["alliances"]:
             return "alliance"
-        if ".room" in obj:
-            return "room"
+        ref = world_store.parse_ref(self, obj)
+        if ref is not None:
+            return ref[0]       # a record of a list ("red.room2"): its record type
         if obj.startswith("space:"):
             return "space"
         if self.is_card(obj):
@@ -388,6 +382,10 @@ class Runtime(PalaceMixin, FightMixin):
                 slot = self.rs.slot(t, name)
             if slot is not None:
                 return world_store.get(self, slot, obj)
+            if name == "index" and t in self.rs.record_lists:
+                return world_store.index_of(self, obj)
+            if (t, name) in self.rs.method_types:       # a method formula: x.name is name(x)
+                return self.method(name, obj, env)
         return self.field_of(obj, name, env)
 
     def field_of(self, obj, name, env):
@@ -417,7 +415,8 @@ class Runtime(PalaceMixin, FightMixin):
             for kind in ("alliance", "track", "action", "procedure"):
                 d = self.rs.decls.get((kind, obj))
                 if d is not None:
-                    return self.rs.static(d, name)
+                    f = self.rs.decl_fn(d, name)        # an expression: evaluated for this object
+                    return f(self, {"self": obj, "player": env.get("player")}) if f else self.rs.static(d, name)
             if obj in self.state["p"]:
                 if name in ("commanded_by", "plays"):       # of the side's declaration, if any
                     side = self.rs.sides.get(obj)
@@ -611,8 +610,9 @@ class Runtime(PalaceMixin, FightMixin):
             return self.state["cities"][x]["controller"]
         if x in self.state["alliances"]:
             return self.state["alliances"][x]["holder"]
-        if isinstance(x, str) and ".room" in x:
-            return x.split(".room", 1)[0]
+        ref = world_store.parse_ref(self, x)
+        if ref is not None:
+            return ref[1]       # a record of a list: whose list it is in
         return self.owner_of(x)
 
     def f_agent_count(self, x):
@@ -1223,12 +1223,9 @@ class Runtime(PalaceMixin, FightMixin):
             return self.state["cities"][where]
         if where in self.state["alliances"]:
             return self.state["alliances"][where]
-        if isinstance(where, str) and "." in where:     # "red.room2": a Palace room
-            owner, room = where.split(".", 1)
-            if owner in self.state["p"] and room.startswith("room"):
-                i = int(room[4:])
-                if 0 <= i < len(self.state["p"][owner]["rooms"]):
-                    return self.state["p"][owner]["rooms"][i]
+        ref = world_store.parse_ref(self, where)     # "red.room2": a record of a list
+        if ref is not None and "agent" in ref[3]:
+            return ref[3]
         if isinstance(where, str) and where.startswith("space:"):     # a track space (spot: true)
             return tracks.spot(self, where, {"agent": None}, create)
         raise Abort(f"'{where}' is not a place where a piece can stand")
@@ -1236,8 +1233,9 @@ class Runtime(PalaceMixin, FightMixin):
     def agent_locations(self, p) -> list:
         out = [c for c, s in self.state["cities"].items() if s["agent"] == p]
         out += [a for a, s in self.state["alliances"].items() if s["agent"] == p]
-        for q, pl in self.state["p"].items():
-            out += [f"{q}.room{i}" for i, r in enumerate(pl["rooms"]) if r["agent"] == p]
+        for q in self.state["p"]:
+            out += [r for rec in self.rs.record_lists for r in world_store.refs(self, rec, q)
+                    if world_store.the_ref(self, r)[3].get("agent", False) == p]
         return out
 
     def v_place_agent(self, env, args, kw, span):
@@ -1326,33 +1324,11 @@ class Runtime(PalaceMixin, FightMixin):
         self.state["supply"]["indulgences"].append(room["indulgence"])
         room["indulgence"] = None
 
-    def v_form_alliance(self, env, args, kw, span):
-        a = args[0]
-        p = kw.get("player", env.get("player"))
-        s = self.state["alliances"][a]
-        s["holder"], s["used"] = p, False
-
-    def v_use_bonus(self, env, args, kw, span):
-        self.state["alliances"][args[0]]["used"] = True
-
-    def v_reactivate(self, env, args, kw, span):
-        self.state["alliances"][args[0]]["used"] = False
-
     def v_set_turn_order(self, env, args, kw, span):
         order = list(args[0])
         if sorted(order) != sorted(self.state["players"]):
             raise Abort("a turn order must list every player once", span)
         self.state["turn_order"] = order
-
-    def v_move_marker(self, env, args, kw, span):
-        """Move the Action marker clockwise; what passing an arrow does is pack rules."""
-        p = kw.get("player", env.get("player"))
-        pl = self.P(p)
-        if pl["marker"] is None:
-            raise Abort("the Action marker is not on a Room yet", span)
-        pl["last_room"], pl["marker"] = pl["marker"], rooms_ahead(pl, int(args[0]))
-        for r in pl["rooms"]:
-            r["used"] = {}
 
     def v_end_game(self, env, args, kw, span):
         self.state["over"] = True
