@@ -93,6 +93,7 @@ class Ruleset:
     markers: dict = field(default_factory=dict)    # shared marker id -> {track, owner, start} (interpreter/tracks.py)
     method_types: dict = field(default_factory=dict)   # (type, name) -> type of a method formula
     decl_fns: dict = field(default_factory=dict)       # (kind, id, field) -> compiled field (decl_fn)
+    ref_cache: dict = field(default_factory=dict)      # text -> what it refers to (world_store.parse_ref)
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -305,6 +306,31 @@ class Ruleset:
         """record type -> (store, key) of the list that keeps the records of that type
         (`red.room2` is state[store]['red'][key][2]; interpreter/world_store.py)."""
         return {r: (k.store, f.key) for r, (k, f) in self.world.record_lists().items()}
+
+    @cached_property
+    def holders(self) -> list:
+        """Where things are kept (world_store.location): [(store, [("records", record type,
+        list key, [(RECORD.FIELD, key) of its holder fields]) | ("zone", zone, key)])], in the
+        World's order. A holder field is a field of a record of a list whose type is a thing
+        of the catalogue (`card?`), not a kind with records of its own (`side?`)."""
+        w, out = self.world, []
+        for k in w.kinds.values():
+            if not k.store:
+                continue
+            plan = []
+            for f in k.fields.values():
+                rec = w.records.get(f.type.of.name) if f.type.shape == "list" and f.type.of is not None else None
+                if rec is None or f.sparse:
+                    continue
+                held = [(f"{rec.name}.{g.name}", g.key) for g in rec.fields.values()
+                        if g.type.shape == "ref" and not g.type.enum and g.type.name not in w.records
+                        and not (g.type.name in w.kinds and w.kinds[g.type.name].store)]
+                if held:
+                    plan.append(("records", rec.name, f.key, held))
+            plan += [("zone", z.name, z.key) for z in w.zones.values() if z.owner == k.name]
+            if plan:
+                out.append((k.store, plan))
+        return out
 
     @cached_property
     def spot_refs(self) -> list:

@@ -463,6 +463,9 @@ class Runtime(PalaceMixin, FightMixin):
             return self.formula(name, (obj,), {}, env)
         return self.memoised(("method", name, obj, env.get("player")), self.formula, name, (obj,), {}, env)
 
+    def f_location(self, x):
+        return list(world_store.location(self, x))      # a copy: the index is shared
+
     def f_find(self, store, key, value):
         """The ids of the records under `store` whose field `key` holds `value` (in their order)."""
         return [x for x, rec in self.state[store].items() if rec[key] == value]

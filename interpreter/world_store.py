@@ -92,27 +92,31 @@ def ref(record_type: str, owner, i) -> str:
 
 
 def parse_ref(rt, x):
-    """(record type, owner, index, the record) of a ref, or None when `x` is not one."""
-    if not isinstance(x, str):
+    """(record type, owner, index, the record) of a ref, or None when `x` is not one. What a
+    text says is remembered per ruleset; the record itself is read from `rt.state` every
+    time (so the constraint checker sees the read)."""
+    cache = rt.rs.ref_cache
+    try:
+        where = cache[x]
+    except KeyError:
+        where = cache[x] = _spelling(rt.rs, x)
+    except TypeError:           # not hashable: not a ref
         return None
-    if rt.memo is None:
-        return _parse_ref(rt, x)
-    return rt.memoised(("ref", x), _parse_ref, rt, x)
-
-
-def _parse_ref(rt, x):
-    m = _REF.fullmatch(x)
-    if m is None:
-        return None
-    where = rt.rs.record_lists.get(m["rec"])
     if where is None:
         return None
-    store, key = where
-    owner, i = m["owner"], int(m["i"])
+    rec_type, owner, i, store, key = where
     rec = rt.state[store].get(owner)
     if rec is None or i >= len(rec[key]):
         return None
-    return m["rec"], owner, i, rec[key][i]
+    return rec_type, owner, i, rec[key][i]
+
+
+def _spelling(rs, x):
+    m = _REF.fullmatch(x) if isinstance(x, str) else None
+    where = rs.record_lists.get(m["rec"]) if m is not None else None
+    if where is None:
+        return None
+    return m["rec"], m["owner"], int(m["i"]), where[0], where[1]
 
 
 def the_ref(rt, x, kind: str = "") -> tuple:
@@ -189,3 +193,51 @@ def put(rt, s: Slot, x, value):
     elif s.shape in ("count", "map"):
         value = {k: n for k, n in dict(value).items() if n} if s.shape == "count" else dict(value)
     rec[s.key] = value
+
+
+# ------------------------------------------------------------------ where a thing is
+def location(rt, x) -> list:
+    """`location(x)`: [holder, place] of a thing kept in a holder field of a record of a list
+    (["red.room2", "room.impr"]: the record and "RECORD.FIELD") or in a zone a kind owns
+    (["red", "outside"]: the owner and the zone); [none, none] when it is in neither. The
+    search follows `rt.rs.holders` (the World's order); the first place found wins. Memoised
+    as one index while a read-only window is open."""
+    if rt.memo is not None and isinstance(x, str):
+        return rt.memoised("location", _location_index, rt).get(x, _NOWHERE)
+    for where in _places(rt, x):
+        return where
+    return _NOWHERE
+
+
+_NOWHERE = [None, None]
+
+
+def _location_index(rt) -> dict:
+    index = {}
+    for thing, where in _places(rt, _NOWHERE):
+        index.setdefault(thing, where)
+    return index
+
+
+def _places(rt, x):
+    """Where `x` is, in order ([holder, place]); with x = _NOWHERE, (thing, [holder, place])
+    for every thing held."""
+    every = x is _NOWHERE
+    state = rt.state
+    for store, plan in rt.rs.holders:
+        for owner, rec in state[store].items():
+            for kind, *where in plan:
+                if kind == "records":
+                    rec_type, key, fields = where
+                    for i, r in enumerate(rec[key]):
+                        for place, fkey in fields:
+                            thing = r[fkey]
+                            if thing is not None and (every or thing == x):
+                                at = [ref(rec_type, owner, i), place]
+                                yield (thing, at) if every else at
+                else:
+                    zone, key = where
+                    for e in rec.get(key, ()):
+                        thing = e["id"] if isinstance(e, dict) else e
+                        if every or thing == x:
+                            yield (thing, [owner, zone]) if every else [owner, zone]

@@ -74,6 +74,7 @@ FUNCTIONS: dict[str, Sig] = {
     "troops_at": Sig(("city", "player"), "number", "a player's troops in (or in front of) a city", 1),
     "holder": Sig(("alliance",), "player?", "who holds an alliance"),
     "option": Sig(("str",), "any", "the value of a rule option"),
+    "location": Sig(("any",), "set:any", "where a thing is kept: [the record, \"RECORD.FIELD\"] for a holder field of a record of a list ([red.room2, \"room.impr\"]), [the owner, the zone] for a zone a kind owns ([red, \"outside\"]), else [none, none]"),
     "find": Sig(("any", "any", "any"), "set:any", "the instances of a declared kind whose stored field holds a value: find(city, controller, player)"),
     "paying": Sig((), "bool", "a payment is in progress (symbols gained now go to it)"),
     "paying_for": Sig((), "action?", "the Action whose cost is being paid, or could be paid (`can_pay`) now; none for a cost outside an Action (a purchase, removing an Indulgence)"),
