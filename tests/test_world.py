@@ -316,9 +316,12 @@ def test_a_record_of_a_list_is_a_ref_with_fields_and_an_index(state):
     n = len(state["p"][me]["rooms"])
     assert rt.attr(me, "rooms", {}) == [f"{me}.room{i}" for i in range(n)]
     rt.state["p"][me]["rooms"][2]["impr"] = "x#1"
-    assert rt.attr(f"{me}.room2", "impr", {}) == "x#1"
+    assert rt.attr(f"{me}.room2", "improvement", {}) == "x#1"     # field improvement @key("impr")
     assert rt.attr(f"{me}.room2", "index", {}) == 2
-    assert rt.formula("improvement", [f"{me}.room2"], {}, {}) == "x#1"
+    assert rt.f_location("x#1") == [f"{me}.room2", "room.improvement"]
+    assert rt.formula("room", ["x#1"], {}, {}) == f"{me}.room2"
+    assert rt.formula("space", ["x#1"], {}, {}) == "improvement"
+    assert rt.f_location("nowhere#1") == [None, None]
     rt.set_attr("room", f"{me}.room3", "agent", "yellow", None)
     assert rt.state["p"][me]["rooms"][3]["agent"] == "yellow"
     assert rt.f_owner_of(f"{me}.room3") == me
@@ -326,6 +329,29 @@ def test_a_record_of_a_list_is_a_ref_with_fields_and_an_index(state):
         assert world_store.parse_ref(rt, bad) is None
         with pytest.raises(Abort):
             world_store.the_ref(rt, bad)
+
+
+def test_location_finds_a_card_wherever_it_is_kept(state):
+    """location(x) follows the World: holder fields of records of lists, then owned zones; the
+    same answer in and out of a read-only window (where it is one memoised index)."""
+    import copy
+    eng = engine_for("base_3to5")
+    rt = eng.runtime(copy.deepcopy(state))
+    me = list(state["p"])[-1]
+    pl = rt.state["p"][me]
+    spaces = [i for i, s in enumerate(pl["court"]) if s["card"] is None]
+    pl["court"][spaces[0]]["card"] = "y#1"
+    pl["outside"].append("z#1")
+    pl["rooms"][0]["card"] = "w#1"
+    want = {"y#1": [f"{me}.court_space{spaces[0]}", "court_space.card"], "z#1": [me, "outside"],
+            "w#1": [f"{me}.room0", "room.action_card"]}
+    for window in (False, True):
+        opened = rt.reading() if window else False
+        assert {x: rt.f_location(x) for x in want} == want
+        assert rt.formula("space", ["y#1"], {}, {}) == pl["court"][spaces[0]]["side"]
+        assert rt.formula("space", ["z#1"], {}, {}) == "outside"
+        assert rt.formula("space", ["w#1"], {}, {}) == "action"
+        rt.done_reading(opened)
 
 
 def test_an_index_field_keeps_the_position_and_reads_the_record(state):
