@@ -33,6 +33,8 @@ CHANGED_LINES = {
     "five_years": ["+ end_condition five_years", "check: year >= 5"],
     "fourth_power": ["+ alliance venice_league", "cost: 2 crown + 2 cavalry"],
     "trade_then_scheme": ["+ action trade_then_scheme", "+ card smuggler", "-count: 56", "+count: 57"],
+    "trophies_uncapped": ["- constraint one_trophy_per_opponent", "~ formula takes_trophy",
+                          "-value: defender not in attacker.trophies_from", "+value: true"],
 }
 
 
