@@ -1,93 +1,40 @@
-"""Primitives about a player's Palace: Rooms, the Action marker, Cortigiano spaces, where a
-card sits, and moving cards between them (Runtime mixin).
+"""Where a card sits in a Palace, and moving cards between its places (Runtime mixin).
 
-Rooms are referred to as "COLOUR.roomN" (N from 0, clockwise), so rules can store and compare
-them like any other value.
+The Rooms, the Action marker, Trophies and Alliances are pack code (content/base_3to5/rules/
+palace.rules, alliances.rules, war.rules) over records of lists (interpreter/world_store.py:
+`red.room2` is index 2 of red's Rooms). What is left here is the card moves of world-model
+stage 6 (docs/design/world-model-plan.md), and a Room's printed Action and arrow, read from the
+Palace catalogue until catalogue data is readable from the pack (stage 18b).
 """
 from __future__ import annotations
 
+from . import world_store
 from .state import type_of
 from .vm import Abort
 
 SIDES = ("left", "right")
 
 
-def room_ref(p, i) -> str:
-    return f"{p}.room{i}"
-
-
-def rooms_ahead(pl: dict, n: int) -> int:
-    """The index of the Room n Rooms clockwise from the player's Action marker."""
-    return (pl["marker"] + n) % len(pl["rooms"])
-
-
 class PalaceMixin:
     # ------------------------------------------------------------ rooms
     def parse_room(self, ref):
-        if not isinstance(ref, str):
-            return self._parse_room(ref)
-        return self.memoised(("room", ref), self._parse_room, ref)
+        """(owner, index, record) of a Room ref (world_store.the_ref)."""
+        _, owner, i, r = world_store.the_ref(self, ref)
+        return owner, i, r
 
-    def _parse_room(self, ref):
-        if not isinstance(ref, str) or ".room" not in ref:
-            raise Abort(f"'{ref}' is not a Room")
-        p, r = ref.split(".room", 1)
-        try:
-            i = int(r)
-            return p, i, self.P(p)["rooms"][i]
-        except (ValueError, IndexError):
-            raise Abort(f"'{ref}' is not a Room")
-
-    def a_player_rooms(self, p):
-        return [room_ref(p, i) for i in range(len(self.P(p)["rooms"]))]
-
-    def a_player_marker(self, p):
-        m = self.P(p)["marker"]
-        return None if m is None else room_ref(p, m)
-
-    def f_room_ahead(self, p, n):
-        """The Room `n` Rooms clockwise from the player's Action marker (its own Room for 0, and
-        round the Palace again past the last); none before the marker is first placed. For
-        advice that looks where a move of the marker would land."""
-        pl = self.P(p)
-        if pl["marker"] is None or not isinstance(n, int) or not pl["rooms"]:
-            return None
-        return room_ref(p, rooms_ahead(pl, n))
-
-    def a_player_trophies_from(self, p):
-        return list(self.P(p)["trophies"])
-
-    def a_room_owner(self, ref):
-        return self.parse_room(ref)[0]
+    def _printed_room(self, ref):
+        p, i, r = self.parse_room(ref)
+        pal = self._palace(p)
+        return r, (pal["rooms"][i] if pal else {})
 
     def a_room_action(self, ref):
-        p, i, r = self.parse_room(ref)
+        r, printed = self._printed_room(ref)
         if r["card"] and self.item(r["card"]).get("action"):
             return self.item(r["card"])["action"]
-        pal = self._palace(p)
-        return pal["rooms"][i]["action"] if pal else None
-
-    def a_room_action_card(self, ref):
-        return self.parse_room(ref)[2]["card"]
-
-    def a_room_improvement(self, ref):
-        return self.parse_room(ref)[2]["impr"]
-
-    def a_room_agent(self, ref):
-        return self.parse_room(ref)[2]["agent"]
-
-    def a_room_indulgence(self, ref):
-        return bool(self.parse_room(ref)[2]["indulgence"])
+        return printed.get("action")
 
     def a_room_arrow_after(self, ref):
-        p, i, r = self.parse_room(ref)
-        pal = self._palace(p)
-        return pal["rooms"][i]["arrow_after"] if pal else None
-
-    def v_place_marker(self, env, args, kw, span):
-        p, i, r = self.parse_room(args[0])
-        pl = self.P(p)
-        pl["last_room"], pl["marker"] = pl["marker"], i
+        return self._printed_room(ref)[1].get("arrow_after")
 
     # ------------------------------------------------------------ where cards are
     def locate(self, x):
@@ -128,24 +75,10 @@ class PalaceMixin:
                 return p, "unplaced", None
         return None, None, None
 
-    def a_card_space(self, x):
-        return self.locate(x)[1]
-
-    def a_card_on_extra_space(self, x):
-        p, place, d = self.locate(x)
-        return place in SIDES and bool(d.get("shaded"))
-
-    def a_card_room(self, x):
-        p, place, d = self.locate(x)
-        return room_ref(p, d) if place in ("action", "improvement") else None
-
     def a_card_id(self, x):
         return type_of(x)
 
     a_tile_id = a_card_id
-
-    def f_free_spaces(self, p, side):
-        return sum(1 for s in self.P(p)["court"] if s["open"] and s["card"] is None and s["side"] == side)
 
     def _take_out(self, x):
         p, place, d = self.locate(x)
@@ -196,9 +129,3 @@ class PalaceMixin:
         p, place, d = self.locate(args[0])
         if place in ("action", "improvement"):
             self.P(p)["rooms"][d]["used"]["card" if place == "action" else "impr"] = "war"
-
-    def v_take_trophy(self, env, args, kw, span):
-        p = kw.get("player", env.get("player"))
-        # how many Trophies a player may take from one opponent is the pack's rule (war.rules
-        # asks `defender not in attacker.trophies_from`; constraint one_trophy_per_opponent)
-        self.P(p)["trophies"].append(args[0])

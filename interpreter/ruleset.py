@@ -96,6 +96,9 @@ class Ruleset:
     # the declared things of the pack's catalogue kinds (`kind K { instances: catalogue }`): id -> kind
     things: dict = field(default_factory=dict)
     thing_values: dict = field(default_factory=dict)   # (id, field) -> its static value (cache)
+    method_types: dict = field(default_factory=dict)   # (type, name) -> type of a method formula
+    decl_fns: dict = field(default_factory=dict)       # (kind, id, field) -> compiled field (decl_fn)
+    ref_cache: dict = field(default_factory=dict)      # text -> what it refers to (world_store.parse_ref)
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -103,8 +106,9 @@ class Ruleset:
         checker = Checker(pack)
         names = dict(checker.names)
         rs = cls(pack, Program(), names, world=checker.world)
+        rs.method_types = checker.method_types()      # (type, name) of method formulas, for rt.attr
         rs.comp = Compiler(names, rs.program, literal_values(pack), slots=rs.slot,
-                           methods=checker.method_types(), bare=checker.bare_formulas(), world=checker.world)
+                           methods=rs.method_types, bare=checker.bare_formulas(), world=checker.world)
         rs.comp.records = checker.world.records
         rs.decls = pack.decls
         catalogue = {k for k, kd in checker.world.kinds.items() if kd.decl_fields}
@@ -124,10 +128,11 @@ class Ruleset:
             pass
         s = None
         kind = self.world.kind_of(type_name.rstrip("?")) if type_name else None
-        # a kind with stored records, or the game (its own fields are the top of the state)
-        f = kind.fields.get(name) if kind is not None and (kind.store or kind.name == GAME) else None
+        # a kind with stored records, the game (its own fields are the top of the state), or a
+        # record kept in a list (a Room: interpreter/world_store.py parse_ref)
+        f = self.world.field(kind.name, name) if kind is not None and (kind.store or kind.name == GAME or kind.name in self.record_lists) else None
         if f is not None:
-            s = world_store.slot_of(kind, f)
+            s = world_store.slot_of(kind, f, self.world.records)
             if f.decl is not None and f.decl.kind == "player_var":     # its default as the rules read it
                 s = world_store.Slot(**{**s.__dict__, "default": self.static(f.decl, "default")})
         self.slots[key] = s
@@ -167,6 +172,17 @@ class Ruleset:
         s = param_types(d.params)
         s.update(extra or {})
         return s
+
+    def decl_fn(self, d: Decl, name: str):
+        """The compiled field `name` of a declaration when it is an expression that needs the
+        game (a cost, a formula of `self`), else None (read it with `static`). Memoised."""
+        key = (d.kind, str(d.id), name)
+        if key not in self.decl_fns:
+            fv = d.fields.get(name)
+            v = fv.value if fv is not None else None
+            simple = (A.Name, A.Num, A.Str, A.Bool, A.ListExpr, A.NoneLit)
+            self.decl_fns[key] = self.fn(d, name) if isinstance(v, A.Expr) and not isinstance(v, simple) else None
+        return self.decl_fns[key]
 
     def static(self, d: Decl, name: str, default=None):
         """The value of a field that needs no game state (copies, type, colour...)."""
@@ -315,6 +331,37 @@ class Ruleset:
     def _k_side(self, d):
         self.sides[d.id] = {"plays": self.static(d, "plays", True) is not False,
                             "commanded_by": self.fn(d, "commanded_by", default=_const(None)), "decl": d}
+
+    @cached_property
+    def record_lists(self) -> dict:
+        """record type -> (store, key) of the list that keeps the records of that type
+        (`red.room2` is state[store]['red'][key][2]; interpreter/world_store.py)."""
+        return {r: (k.store, f.key) for r, (k, f) in self.world.record_lists().items()}
+
+    @cached_property
+    def holders(self) -> list:
+        """Where things are kept (world_store.location): [(store, [("records", record type,
+        list key, [(RECORD.FIELD, key) of its holder fields]) | ("zone", zone, key)])], in the
+        World's order. A holder field is a field of a record of a list whose type is a thing
+        of the catalogue (`card?`), not a kind with records of its own (`side?`)."""
+        w, out = self.world, []
+        for k in w.kinds.values():
+            if not k.store:
+                continue
+            plan = []
+            for f in k.fields.values():
+                rec = w.records.get(f.type.of.name) if f.type.shape == "list" and f.type.of is not None else None
+                if rec is None or f.sparse:
+                    continue
+                held = [(f"{rec.name}.{g.name}", g.key) for g in rec.fields.values()
+                        if g.type.shape == "ref" and not g.type.enum and g.type.name not in w.records
+                        and not (g.type.name in w.kinds and w.kinds[g.type.name].store)]
+                if held:
+                    plan.append(("records", rec.name, f.key, held))
+            plan += [("zone", z.name, z.key) for z in w.zones.values() if z.owner == k.name]
+            if plan:
+                out.append((k.store, plan))
+        return out
 
     @cached_property
     def spot_refs(self) -> list:

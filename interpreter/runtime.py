@@ -17,7 +17,7 @@ from rulespec.errors import RuleFault
 
 from . import costs, events, payment, tracks, verbs, vm, world_store
 from .fight import FightMixin
-from .palace import PalaceMixin, rooms_ahead
+from .palace import PalaceMixin
 from .state import type_of
 from .vm import Abort, push
 
@@ -208,7 +208,8 @@ class Runtime(PalaceMixin, FightMixin):
     def g_agent_spots(self, env):
         out = list(self.state["cities"])
         for p in self.state["players"]:
-            out += self.a_player_rooms(p)
+            out += [r for rec in self.rs.record_lists for r in world_store.refs(self, rec, p)
+                    if "agent" in world_store.the_ref(self, r)[3]]      # the records an Agent can stand in
         return out + list(self.state["alliances"]) + self.rs.spot_refs      # + track spaces (spot: true)
 
     # ------------------------------------------------------------ player attributes
@@ -303,14 +304,6 @@ class Runtime(PalaceMixin, FightMixin):
     def a_tile_city(self, x):
         return self.item(x).get("city")
 
-    def a_alliance_bonus_available(self, a):
-        s = self.state["alliances"][a]
-        return s["holder"] is not None and not s["used"] and s["agent"] in (None, s["holder"])
-
-    def a_alliance_cost(self, a):
-        f = self.rs.alliances[a]["cost"]
-        return f(self, {"self": a, "player": self.env.get("player")}) if f else costs.NOTHING
-
     def a_track_leader_bonus(self, t):
         return self.rs.tracks[t]["leader_bonus"]
 
@@ -342,8 +335,9 @@ class Runtime(PalaceMixin, FightMixin):
             return "city"
         if obj in self.state["alliances"]:
             return "alliance"
-        if ".room" in obj:
-            return "room"
+        ref = world_store.parse_ref(self, obj)
+        if ref is not None:
+            return ref[0]       # a record of a list ("red.room2"): its record type
         if obj.startswith("space:"):
             return "space"
         if self.is_card(obj):
@@ -374,6 +368,10 @@ class Runtime(PalaceMixin, FightMixin):
                 rec = self._record_at(obj, False)
                 if rec is not None and name in rec:
                     return rec[name]
+            if name == "index" and t in self.rs.record_lists:
+                return world_store.index_of(self, obj)
+            if (t, name) in self.rs.method_types:       # a method formula: x.name is name(x)
+                return self.method(name, obj, env)
         return self.field_of(obj, name, env)
 
     def _record_at(self, ref, create: bool):
@@ -422,7 +420,8 @@ class Runtime(PalaceMixin, FightMixin):
             for kind in ("alliance", "track", "action", "procedure"):
                 d = self.rs.decls.get((kind, obj))
                 if d is not None:
-                    return self.rs.static(d, name)
+                    f = self.rs.decl_fn(d, name)        # an expression: evaluated for this object
+                    return f(self, {"self": obj, "player": env.get("player")}) if f else self.rs.static(d, name)
             if obj in self.rs.things:       # a thing of a catalogue kind the pack declares
                 return self.rs.thing_field(obj, name)
             if obj in self.state["p"]:
@@ -496,6 +495,9 @@ class Runtime(PalaceMixin, FightMixin):
         if self.memo is None:
             return self.formula(name, (obj,), {}, env)
         return self.memoised(("method", name, obj, env.get("player")), self.formula, name, (obj,), {}, env)
+
+    def f_location(self, x):
+        return list(world_store.location(self, x))      # a copy: the index is shared
 
     def f_find(self, store, key, value):
         """The ids of the records under `store` whose field `key` holds `value` (in their order)."""
@@ -644,8 +646,9 @@ class Runtime(PalaceMixin, FightMixin):
             return self.state["cities"][x]["controller"]
         if x in self.state["alliances"]:
             return self.state["alliances"][x]["holder"]
-        if isinstance(x, str) and ".room" in x:
-            return x.split(".room", 1)[0]
+        ref = world_store.parse_ref(self, x)
+        if ref is not None:
+            return ref[1]       # a record of a list: whose list it is in
         return self.owner_of(x)
 
     def f_marked(self, x, flag):
@@ -1200,33 +1203,12 @@ class Runtime(PalaceMixin, FightMixin):
         self.state["supply"]["war_tokens"] -= n
         self.P(p)["war_tokens"] += n
 
-    def v_form_alliance(self, env, args, kw, span):
-        a = args[0]
-        p = kw.get("player", env.get("player"))
-        s = self.state["alliances"][a]
-        s["holder"], s["used"] = p, False
-
-    def v_use_bonus(self, env, args, kw, span):
-        self.state["alliances"][args[0]]["used"] = True
-
-    def v_reactivate(self, env, args, kw, span):
-        self.state["alliances"][args[0]]["used"] = False
 
     def v_set_turn_order(self, env, args, kw, span):
         order = list(args[0])
         if sorted(order) != sorted(self.state["players"]):
             raise Abort("a turn order must list every player once", span)
         self.state["turn_order"] = order
-
-    def v_move_marker(self, env, args, kw, span):
-        """Move the Action marker clockwise; what passing an arrow does is pack rules."""
-        p = kw.get("player", env.get("player"))
-        pl = self.P(p)
-        if pl["marker"] is None:
-            raise Abort("the Action marker is not on a Room yet", span)
-        pl["last_room"], pl["marker"] = pl["marker"], rooms_ahead(pl, int(args[0]))
-        for r in pl["rooms"]:
-            r["used"] = {}
 
     def v_end_game(self, env, args, kw, span):
         self.state["over"] = True

@@ -9,6 +9,7 @@ the constraint checker sees it (interpreter/constraints.py). The names all come 
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 
 from rulespec import ast as A
@@ -31,11 +32,13 @@ class Slot:
     scalar: str             # for a scalar: int, number, bool, str, any
     minimum: object         # `set` clamps to it (None: no bound)
     checker_type: str       # the checker's type of its values
+    item: str = ""          # the record type of a list of records ('records') or of an index ('index')
+    of_record: bool = False  # a field of a record of a list: `x` is a ref ("red.room2")
 
     @property
     def direct(self) -> bool:
         """Compiled as `rt.rec(store, x)[key]`: a plain field of a stored record."""
-        return bool(self.store) and not self.sparse and not self.home
+        return bool(self.store) and not self.sparse and not self.home and self.shape not in ("records", "index")
 
 
 def default_value(f):
@@ -64,10 +67,76 @@ def _literal(v):
     return _MISSING
 
 
-def slot_of(kind, f) -> Slot:
+def slot_of(kind, f, records=()) -> Slot:
+    """Where field `f` of `kind` is kept; `records`: the record types (a list of them is kept
+    as records and read as refs)."""
     t = f.type
-    return Slot(kind.name, kind.store, f.key, f.home, f.sparse, default_value(f), t.shape,
-                t.name if t.shape == "scalar" else "", f.minimum, t.checker())
+    shape, item = t.shape, ""
+    if shape == "list" and t.of is not None and t.of.shape == "ref" and t.of.name in records:
+        shape, item = "records", t.of.name
+    elif shape == "index":
+        item = t.of.name if t.of is not None else ""
+    return Slot(kind.name, kind.store, f.key, f.home, f.sparse, default_value(f), shape,
+                t.name if t.shape == "scalar" else "", f.minimum, t.checker(), item,
+                of_record=kind.name in records)
+
+
+# ------------------------------------------------------------------ records of a list
+# A record kept in a list field of a stored record (`field rooms: list of room on side`) is a
+# value of its own: "OWNER.RECORDn", the record at index n of OWNER's list (`red.room2`). Rules
+# store and compare it like any id; `x.index` is n; `index of rooms` fields keep n.
+_REF = re.compile(r"(?P<owner>.+)\.(?P<rec>[a-z_][a-z0-9_]*?)(?P<i>[0-9]+)")
+
+
+def ref(record_type: str, owner, i) -> str:
+    return f"{owner}.{record_type}{i}"
+
+
+def parse_ref(rt, x):
+    """(record type, owner, index, the record) of a ref, or None when `x` is not one. What a
+    text says is remembered per ruleset; the record itself is read from `rt.state` every
+    time (so the constraint checker sees the read)."""
+    cache = rt.rs.ref_cache
+    try:
+        where = cache[x]
+    except KeyError:
+        where = cache[x] = _spelling(rt.rs, x)
+    except TypeError:           # not hashable: not a ref
+        return None
+    if where is None:
+        return None
+    rec_type, owner, i, store, key = where
+    rec = rt.state[store].get(owner)
+    if rec is None or i >= len(rec[key]):
+        return None
+    return rec_type, owner, i, rec[key][i]
+
+
+def _spelling(rs, x):
+    m = _REF.fullmatch(x) if isinstance(x, str) else None
+    where = rs.record_lists.get(m["rec"]) if m is not None else None
+    if where is None:
+        return None
+    return m["rec"], m["owner"], int(m["i"]), where[0], where[1]
+
+
+def the_ref(rt, x, kind: str = "") -> tuple:
+    """parse_ref, or Abort (a bad ref is an illegal move, not a crash)."""
+    got = parse_ref(rt, x)
+    if got is None or (kind and got[0] != kind):
+        raise vm.Abort(f"'{x}' is not a {kind or 'record'}")
+    return got
+
+
+def index_of(rt, x):
+    """`x.index`: the position of a record in its list (none for none)."""
+    return None if x is None else the_ref(rt, x)[2]
+
+
+def refs(rt, record_type: str, owner) -> list:
+    """The refs of every record of `owner`'s list of that record type, in order."""
+    store, key = rt.rs.record_lists[record_type]
+    return [ref(record_type, owner, i) for i in range(len(record(rt, store, owner)[key]))]
 
 
 def record(rt, store: str, x, kind: str = "") -> dict:
@@ -87,18 +156,26 @@ def record(rt, store: str, x, kind: str = "") -> dict:
 def get(rt, s: Slot, x):
     if x is None:
         return None
-    rec = record(rt, s.store, x, s.kind)
+    rec = the_ref(rt, x, s.kind)[3] if s.of_record else record(rt, s.store, x, s.kind)
     if s.home:
         return rec[s.home].get(s.key, s.default)
     v = rec.get(s.key, s.default) if s.sparse else rec[s.key]
-    return list(v) if s.shape == "list" and v is not None else v
+    if v is None:
+        return v
+    if s.shape == "list":
+        return list(v)
+    if s.shape == "records":
+        return [ref(s.item, x, i) for i in range(len(v))]
+    if s.shape == "index":
+        return ref(s.item, x, v)
+    return v
 
 
 def put(rt, s: Slot, x, value):
     """`set x.F = value`: kept as the field's type keeps it (an int, a copy of a list...),
     clamped to its minimum; a sparse field of the record set to none is removed (a value in a
     home map, a `player_var`, keeps none as its value)."""
-    rec = record(rt, s.store, x, s.kind)
+    rec = the_ref(rt, x, s.kind)[3] if s.of_record else record(rt, s.store, x, s.kind)
     if s.home:
         rec = rec[s.home]
     elif value is None and s.sparse:
@@ -113,7 +190,14 @@ def put(rt, s: Slot, x, value):
             value = s.minimum
     elif s.shape == "list" and value is not None:
         value = list(value)
-    elif s.shape in ("count", "map") and value is not None:
+    elif s.shape == "index" and value is not None and not isinstance(value, int):
+        item, owner, i, _ = the_ref(rt, value, s.item)
+        if owner != x:
+            raise vm.Abort(f"'{value}' is not one of the {s.item}s of {x}")
+        value = i
+    elif s.shape in ("count", "map") and value is None:
+        value = {}                  # none empties a count or a map (it has no none of its own)
+    elif s.shape in ("count", "map"):
         value = {k: n for k, n in dict(value).items() if n} if s.shape == "count" else dict(value)
     rec[s.key] = value
 
@@ -149,3 +233,51 @@ def record_slot(rt, rtype: str, name: str) -> Slot | None:
     kind = rt.rs.world.records.get(rtype)
     f = kind.fields.get(name) if kind is not None else None
     return slot_of(kind, f) if f is not None else None
+
+
+# ------------------------------------------------------------------ where a thing is
+def location(rt, x) -> list:
+    """`location(x)`: [holder, place] of a thing kept in a holder field of a record of a list
+    (["red.room2", "room.impr"]: the record and "RECORD.FIELD") or in a zone a kind owns
+    (["red", "outside"]: the owner and the zone); [none, none] when it is in neither. The
+    search follows `rt.rs.holders` (the World's order); the first place found wins. Memoised
+    as one index while a read-only window is open."""
+    if rt.memo is not None and isinstance(x, str):
+        return rt.memoised("location", _location_index, rt).get(x, _NOWHERE)
+    for where in _places(rt, x):
+        return where
+    return _NOWHERE
+
+
+_NOWHERE = [None, None]
+
+
+def _location_index(rt) -> dict:
+    index = {}
+    for thing, where in _places(rt, _NOWHERE):
+        index.setdefault(thing, where)
+    return index
+
+
+def _places(rt, x):
+    """Where `x` is, in order ([holder, place]); with x = _NOWHERE, (thing, [holder, place])
+    for every thing held."""
+    every = x is _NOWHERE
+    state = rt.state
+    for store, plan in rt.rs.holders:
+        for owner, rec in state[store].items():
+            for kind, *where in plan:
+                if kind == "records":
+                    rec_type, key, fields = where
+                    for i, r in enumerate(rec[key]):
+                        for place, fkey in fields:
+                            thing = r[fkey]
+                            if thing is not None and (every or thing == x):
+                                at = [ref(rec_type, owner, i), place]
+                                yield (thing, at) if every else at
+                else:
+                    zone, key = where
+                    for e in rec.get(key, ()):
+                        thing = e["id"] if isinstance(e, dict) else e
+                        if every or thing == x:
+                            yield (thing, [owner, zone]) if every else [owner, zone]

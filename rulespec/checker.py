@@ -867,6 +867,8 @@ class Checker:
         t = self.expr(e.obj, env)
         self.field_hit = None       # the declared field `e` reads, for `set` (stmt)
         base = self.attr_base = t.rstrip("?")
+        if e.name == "index" and base in self.world.records:     # a record of a list: its position
+            return "number"
         attrs = ATTRIBUTES.get(base)
         if attrs is not None:
             if e.name in attrs:

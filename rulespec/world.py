@@ -32,10 +32,7 @@ BUILTIN_STORE = {SIDE: "p"}
 # Built-in attributes that read a stored field of the same name: a pack's World may declare that
 # field (it describes the state the attribute reads) without clashing with the attribute. Each
 # entry leaves when its attribute leaves the vocabulary (docs/design/world-model-plan.md, §4).
-READS_A_FIELD = {
-    ("player", "rooms"), ("player", "marker"), ("player", "trophies_from"),
-    ("room", "indulgence"), ("room", "agent"),
-}
+READS_A_FIELD: set = set()
 
 
 @dataclass
@@ -55,6 +52,8 @@ class FieldType:
             t = "str" if self.enum else CHECKER_TYPE.get(self.name, self.name)
         elif self.shape == "list":
             return "set:" + self.of.checker().rstrip("?")
+        elif self.shape == "index" and self.of is not None:
+            return self.of.checker().rstrip("?") + "?"      # a record of the list, or none
         else:
             return "any"
         return t + "?" if self.optional and t != "any" else t
@@ -141,7 +140,18 @@ class World:
 
     def field(self, checker_type: str, name: str) -> FieldDef | None:
         k = self.kind_of(checker_type.rstrip("?")) if checker_type else None
-        return k.fields.get(name) if k is not None else None
+        if k is None:
+            return None
+        return k.fields.get(name) or self.zone_field(k, name)
+
+    def zone_field(self, kind: KindDef, name: str) -> FieldDef | None:
+        """A zone each `kind` owns (`zone unplaced { owner: side }`), read `x.unplaced`: the
+        things in it, in order (a list in the owner's record, absent while never filled)."""
+        z = self.zones.get(name)
+        if z is None or z.owner != kind.name or not kind.store or z.entry:
+            return None
+        return FieldDef(name, kind.name, FieldType("list", of=FieldType("scalar", "any")), None, z.key,
+                        z.span, sparse=True, decl=z.decl)
 
     def entry_field(self, checker_type: str, name: str):
         """The entry field `name` a thing of that type keeps where it is (rulespec/world.py zones'
@@ -158,7 +168,22 @@ class World:
 
     def names_on(self, checker_type: str) -> list:
         k = self.kind_of(checker_type.rstrip("?"))
-        return list(k.fields) if k is not None else []
+        if k is None:
+            return []
+        return list(k.fields) + [z for z in self.zones if self.zone_field(k, z) is not None]
+
+    def record_lists(self) -> dict:
+        """record type -> (kind, field) of the list field that holds the records of that type
+        (`field rooms: list of room on side`): a record of a list is referred to as
+        "OWNER.RECORDn" (`red.room2`, the record at index 2 of red's `rooms`), see
+        interpreter/world_store.py. The first such field declared wins."""
+        out = {}
+        for k in self.kinds.values():
+            for f in k.fields.values():
+                if f.type.shape == "list" and f.type.of is not None and f.type.of.shape == "ref" \
+                        and f.type.of.name in self.records and k.store and not f.sparse:
+                    out.setdefault(f.type.of.name, (k, f))
+        return out
 
 
 # ------------------------------------------------------------------------------ type parsing
@@ -280,7 +305,26 @@ class _Builder:
                 self.player_var(d)
             elif d.kind == "zone":
                 self.zone(d)
+        for k in list(w.kinds.values()):
+            for f in k.fields.values():
+                if f.type.shape == "index":
+                    self.index_field(k, f)
         return w
+
+    def index_field(self, kind: KindDef, f: FieldDef):
+        """`index of rooms`: an index into a list of records of the same kind; its values are
+        those records (`red.room2`), stored as the index (an int) or none."""
+        lst = kind.fields.get(f.type.name)
+        if lst is None or lst.type.shape != "list" or lst.type.of is None or lst.type.of.name not in self.world.records:
+            lists = [g.name for g in kind.fields.values() if g.type.shape == "list" and g.type.of is not None
+                     and g.type.of.name in self.world.records]
+            self.diag("RS105", f"field '{f.name}' is an index of '{f.type.name}', which is not a list of records "
+                               f"of {kind.name}", f.span,
+                      did_you_mean(f.type.name, lists) or ("lists of records: " + ", ".join(lists) if lists else
+                                                           f"declare it: `field {f.type.name}: list of RECORD on {kind.name}`"),
+                      missing=(f.type.name,))
+            return
+        f.type.of = FieldType("ref", lst.type.of.name, optional=True)
 
     def kind(self, d):
         name = str(d.id)

@@ -256,14 +256,14 @@ def test_a_hint_can_aim_the_action_marker_with_room_ahead(make_pack):
     rt = eng.runtime(s)
     marker = s["p"][me]["marker"]
     rooms = len(s["p"][me]["rooms"])
-    assert rt.f_room_ahead(me, 0) == f"{me}.room{marker}"
-    assert rt.f_room_ahead(me, rooms + 1) == f"{me}.room{(marker + 1) % rooms}"     # round again
+    assert rt.formula("room_ahead", (me, 0), {}, {}) == f"{me}.room{marker}"
+    assert rt.formula("room_ahead", (me, rooms + 1), {}, {}) == f"{me}.room{(marker + 1) % rooms}"     # round again
     # a Scheme Action card one Room ahead, another Action's card two Rooms ahead
     scheme_card = next(c for c, d in eng.rs.cards.items() if d.get("action") == "scheme")
     other_card = next(c for c, d in eng.rs.cards.items() if d.get("action") not in (None, "scheme"))
     rt.P(me)["rooms"][(marker + 1) % rooms]["card"] = scheme_card
     rt.P(me)["rooms"][(marker + 2) % rooms]["card"] = other_card
-    assert rt.f_room_ahead(me, 1) == f"{me}.room{(marker + 1) % rooms}"
+    assert rt.formula("room_ahead", (me, 1), {}, {}) == f"{me}.room{(marker + 1) % rooms}"
     base_w = base_pol.weights(pending, moves, s) or [1.0, 1.0]
     w = pol.weights(pending, moves, s)
     assert w == [base_w[0] * 1000, base_w[1]]

@@ -229,7 +229,7 @@ def test_a_bad_target_is_a_positioned_error(make_pack):
         """))
     by_line = {line: (code, msg, hint, col) for code, msg, hint, line, col in got}
     assert by_line[3][:2] == ("RS106", "`move` puts a thing into a zone, a field that holds a thing, or none")
-    assert by_line[3][3] == 13 and "display" in by_line[3][2] and "room.card" in by_line[3][2]
+    assert by_line[3][3] == 13 and "display" in by_line[3][2] and "room.action_card" in by_line[3][2]
     assert by_line[4][0] == "RS106" and "no position" in by_line[4][1]
     assert by_line[5][0] == "RS107" and "shiny" in by_line[5][1] and "exhausted" in by_line[5][2]
     assert by_line[6][0] == "RS106"

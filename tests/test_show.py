@@ -35,6 +35,8 @@ CHANGED_LINES = {
     "trade_then_scheme": ["+ action trade_then_scheme", "+ card smuggler", "-count: 56", "+count: 57"],
     "fortification": ["+ field fortification", "~ formula city_defence_bonus", "-value: 0", "+value: c.fortification",
                       "+ procedure fortify", "~ phase winter"],
+    "trophies_uncapped": ["- constraint one_trophy_per_opponent", "~ formula takes_trophy",
+                          "-value: defender not in attacker.trophies_from", "+value: true"],
 }
 
 

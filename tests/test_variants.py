@@ -1,5 +1,5 @@
-"""The seven house rules of the developers' guide, each written as an overlay pack with no
-Python (tests/packs/variants/): they validate, change exactly what they say, and play."""
+"""The house rules of the developers' guide and the world-model plan's stage-17 overlays, each
+written as an overlay pack with no Python (tests/packs/variants/): they validate, change exactly what they say, and play."""
 from __future__ import annotations
 
 import random
@@ -27,6 +27,7 @@ EXPECTED_DIFF = {
     "fourth_power": ("added", "alliance venice_league"),
     "trade_then_scheme": ("added", "action trade_then_scheme"),
     "fortification": ("changed", "formula city_defence_bonus.value"),
+    "trophies_uncapped": ("changed", "formula takes_trophy.value"),
 }
 
 
@@ -135,3 +136,20 @@ def test_fourth_power_is_a_fourth_alliance_in_play():
     engine, s = _engine_with("fourth_power")
     assert set(s["alliances"]) == {"france", "hre", "ottoman", "venice_league"}
     assert engine.rs.alliances["venice_league"]["bonus"] == {"cavalry": 1}
+
+
+def test_trophies_uncapped_lifts_the_cap_the_base_pack_keeps():
+    """Two Yellow Trophies: the base pack's constraint one_trophy_per_opponent refuses the
+    position, the variant (which removes it and makes takes_trophy true) accepts it; the same
+    victory brings a Trophy only in the variant."""
+    for name, capped in ((None, True), ("trophies_uncapped", False)):
+        engine, s = _engine_with(name, players=3)
+        s["p"]["red"]["trophies"] = ["yellow", "yellow"]
+        rt = engine.runtime(s)
+        try:
+            ConstraintChecker(engine.rs.constraints).check(rt)
+            refused = False
+        except vm.Abort:
+            refused = True
+        assert refused == capped, name
+        assert rt.formula("takes_trophy", ["red", "yellow"], {}, {}) is (not capped), name

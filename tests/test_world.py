@@ -301,3 +301,100 @@ def test_a_formula_without_parameters_is_called_by_its_bare_name(make_pack):
     rt = eng.runtime(eng.new_game(["red", "yellow", "green"], seed=1))
     assert rt.formula("walls_of", ["florence"], {}, {}) == 2
     assert rt.method("walls_of", "florence", {}) == 2
+
+
+# ------------------------------------------------------------------ records of a list (stage 8)
+def test_a_record_of_a_list_is_a_ref_with_fields_and_an_index(state):
+    """`red.room2` is index 2 of red's `rooms`: its fields are the stored record's, `index` is
+    its position, `player.rooms` lists the refs in order."""
+    import copy
+    from interpreter import world_store
+    from interpreter.vm import Abort
+    eng = engine_for("base_3to5")
+    rt = eng.runtime(copy.deepcopy(state))
+    me = next(iter(state["p"]))
+    n = len(state["p"][me]["rooms"])
+    assert rt.attr(me, "rooms", {}) == [f"{me}.room{i}" for i in range(n)]
+    rt.state["p"][me]["rooms"][2]["impr"] = "x#1"
+    assert rt.attr(f"{me}.room2", "improvement", {}) == "x#1"     # field improvement @key("impr")
+    assert rt.attr(f"{me}.room2", "index", {}) == 2
+    assert rt.f_location("x#1") == [f"{me}.room2", "room.improvement"]
+    assert rt.formula("room", ["x#1"], {}, {}) == f"{me}.room2"
+    assert rt.formula("space", ["x#1"], {}, {}) == "improvement"
+    assert rt.f_location("nowhere#1") == [None, None]
+    rt.set_attr("room", f"{me}.room3", "agent", "yellow", None)
+    assert rt.state["p"][me]["rooms"][3]["agent"] == "yellow"
+    assert rt.f_owner_of(f"{me}.room3") == me
+    for bad in (f"{me}.room{n}", "atlantis.room0", f"{me}.hall1", 7):
+        assert world_store.parse_ref(rt, bad) is None
+        with pytest.raises(Abort):
+            world_store.the_ref(rt, bad)
+
+
+def test_location_finds_a_card_wherever_it_is_kept(state):
+    """location(x) follows the World: holder fields of records of lists, then owned zones; the
+    same answer in and out of a read-only window (where it is one memoised index)."""
+    import copy
+    eng = engine_for("base_3to5")
+    rt = eng.runtime(copy.deepcopy(state))
+    me = list(state["p"])[-1]
+    pl = rt.state["p"][me]
+    spaces = [i for i, s in enumerate(pl["court"]) if s["card"] is None]
+    pl["court"][spaces[0]]["card"] = "y#1"
+    pl["outside"].append("z#1")
+    pl["rooms"][0]["card"] = "w#1"
+    want = {"y#1": [f"{me}.court_space{spaces[0]}", "court_space.card"], "z#1": [me, "outside"],
+            "w#1": [f"{me}.room0", "room.action_card"]}
+    for window in (False, True):
+        opened = rt.reading() if window else False
+        assert {x: rt.f_location(x) for x in want} == want
+        assert rt.formula("space", ["y#1"], {}, {}) == pl["court"][spaces[0]]["side"]
+        assert rt.formula("space", ["z#1"], {}, {}) == "outside"
+        assert rt.formula("space", ["w#1"], {}, {}) == "action"
+        rt.done_reading(opened)
+
+
+def test_an_index_field_keeps_the_position_and_reads_the_record(state):
+    import copy
+    from interpreter.vm import Abort
+    eng = engine_for("base_3to5")
+    rt = eng.runtime(copy.deepcopy(state))
+    me, other = list(state["p"])[:2]
+    rt.set_attr("player", me, "marker", f"{me}.room4", None)
+    assert rt.state["p"][me]["marker"] == 4                     # stored as the index
+    assert rt.attr(me, "marker", {}) == f"{me}.room4"
+    with pytest.raises(Abort, match="not one of the rooms"):
+        rt.set_attr("player", me, "marker", f"{other}.room1", None)     # another House's Room
+    assert rt.state["p"][me]["marker"] == 4
+    rt.set_attr("player", me, "marker", None, None)
+    assert rt.attr(me, "marker", {}) is None
+    assert eng.rs.slot("player", "marker").checker_type == "room?"
+
+
+def test_move_marker_wraps_round_the_palace_and_frees_the_bottoms():
+    """move_marker is pack code (palace.rules): last_room keeps where it was, the marker goes
+    n Rooms clockwise round the Palace, every Room's `used` is emptied."""
+    import copy
+    from interpreter import vm
+    eng = engine_for("base_3to5")
+    s = eng.new_game(["red", "yellow", "green"], seed=1)
+    s = copy.deepcopy(s)
+    pl = s["p"]["red"]
+    n = len(pl["rooms"])
+    pl["marker"], pl["rooms"][1]["used"] = n - 1, {"card": "war"}
+    s["vm"]["frames"], s["vm"]["pending"] = [], None           # nothing else to run
+    rt = eng.runtime(s)
+    block, env = rt.verb("move_marker", {"player": "red"}, [2], {}, None)
+    vm.push(rt, block, env, scope=True)
+    vm.run(rt)
+    assert (pl["last_room"], pl["marker"]) == (n - 1, 1)
+    assert all(r["used"] == {} for r in pl["rooms"])
+
+
+def test_an_index_of_something_not_a_list_of_records_is_rs105(make_pack):
+    report = validate_pack(make_pack("bad_index", {
+        "pack.yaml": "id: bad_index\nname: x\nversion: 0.1.0\nextends: base_3to5\n",
+        "rules/x.rules": "field favourite: index of florins on side\n",
+    }))
+    bad = [(d.code, d.span.line) for d in report.errors]
+    assert ("RS105", 1) in bad, [d.render() for d in report.errors]
