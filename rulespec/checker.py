@@ -19,7 +19,7 @@ from .pack import Decl, Pack
 from .flow import NAME_SPELLINGS, check_flow
 from .mapless import check_map_use
 from .vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS, VERBS
-from .world import CHECKER_TYPE, build_world
+from .world import CHECKER_TYPE, build_world, zone_type
 
 NUMERIC = {"number", "int"}
 # declaration kinds whose ids are values of that type in expressions
@@ -733,6 +733,9 @@ class Checker:
             return env[e.id] or "any"
         if NAME_SPELLINGS.get(e.id, e.id) in GLOBALS:
             return GLOBALS[NAME_SPELLINGS.get(e.id, e.id)][0]
+        gz = self.world.game_zone(e.id)
+        if gz is not None:          # a zone of the game itself, read by its name: what it holds
+            return zone_type(gz)
         if e.id in self.names:
             kind = self.name_kind.get(e.id)
             if kind:
@@ -746,7 +749,8 @@ class Checker:
             return CONSTANTS[e.id]
         if e.id in FUNCTIONS:
             return "any"
-        candidates = list(env) + list(GLOBALS) + list(self.names) + list(CONSTANTS)
+        candidates = list(env) + list(GLOBALS) + list(self.names) + list(CONSTANTS) + \
+            [z for z in self.world.zones if self.world.game_zone(z)]
         self.diag("RS105", f"unknown name '{e.id}'", e.span,
                   self.removed_hint(e.id) or did_you_mean(e.id, candidates) or
                   "declare it with `let`, as a parameter, or in the pack", missing=(e.id,))
@@ -778,6 +782,9 @@ class Checker:
             if wf is not None:
                 self.field_hit = wf
                 return wf.type.checker()
+            zone = self.world.zone_on(base, e.name)
+            if zone is not None:        # a zone each of them owns: what it holds (player.tiles)
+                return zone_type(zone)
             method = self.methods.get((base, e.name))
             if method is not None:
                 self.referenced.add(("formula", str(method.id)))
@@ -853,6 +860,8 @@ class Checker:
         self.arity(name, sig, e.args, e.span, "function")
         if name == "find" and len(e.args) == 3:
             return self.find_call(e, env)
+        if name == "instances" and len(e.args) == 1:
+            return self.instances_call(e.args[0])
         for k, v in e.kwargs.items():       # built-in functions take their arguments by position
             self.diag("RS107", f"function '{name}' has no keyword parameter '{k}'", getattr(v, "span", e.span),
                       f"give its arguments by position: {name}({', '.join(sig.params)})")
@@ -885,6 +894,16 @@ class Checker:
             self.diag("RS105", f"a {kind.id} has no stored field '{got}' to find by", fname.span,
                       did_you_mean(got, list(k.fields)) or "its fields: " + ", ".join(k.fields), missing=(got,))
         return "set:" + CHECKER_TYPE.get(kind.id, kind.id)
+
+    def instances_call(self, kind) -> str:
+        """`instances(KIND)`: KIND names a kind of the world or of declarations, not a value."""
+        got = kind.id if isinstance(kind, A.Name) else None
+        if got is not None and (got in KINDS or (got in self.world.kinds and self.world.kinds[got].store)):
+            return "set:" + CHECKER_TYPE.get(got, got)
+        known = sorted(set(KINDS) | {k for k, d in self.world.kinds.items() if d.store})
+        self.diag("RS105", f"instances(...) needs a kind, not '{got or 'this'}'", kind.span,
+                  did_you_mean(got or "", known) or "kinds: " + ", ".join(known), missing=(got or "",))
+        return "set:any"
 
     def e_Index(self, e, env):
         t = self.expr(e.obj, env)
