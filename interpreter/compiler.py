@@ -81,11 +81,11 @@ class Compiler:
     (declarations, cities, seas, colours), as the checker does."""
 
     def __init__(self, names: dict, program: Program | None = None, literals: dict | None = None, slots=None,
-                 methods: dict | None = None, bare: set | None = None, world=None):
+                 methods: dict | None = None, bare: dict | None = None, world=None):
         self.names = names
         self.world = world                  # rulespec.world.World: its zones are read by name
         self.methods = methods or {}        # (type, name) -> type of a method formula read x.name
-        self.bare = bare or set()           # formulas without parameters: a bare name calls them
+        self.bare = bare or {}              # formulas without parameters (a bare name calls them) -> type
         # (type, field) -> where a field the pack declares is stored (Ruleset.slot), or None
         self.slots = slots or (lambda t, name: None)
         self.literals = literals or {}     # formula id -> its plain value, as prompts show it
@@ -189,7 +189,7 @@ class Compiler:
         if gz is not None:
             return f"rt.zone_things({self._const(world_store.zone_read(gz))}, None)", zone_type(gz)
         if n in self.bare and self.names.get(n) == "formula":
-            return f"rt.formula({n!r}, (), {{}}, {env})", "any"
+            return f"rt.named({n!r}, {env})", self.bare[n]
         if n in self.names:
             return repr(n), self.names[n]
         if n in CONSTANTS:

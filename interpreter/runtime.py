@@ -420,6 +420,13 @@ class Runtime(PalaceMixin, FightMixin):
             return self.formula(name, (obj,), {}, env)
         return self.memoised(("method", name, obj, env.get("player")), self.formula, name, (obj,), {}, env)
 
+    def named(self, name, env):
+        """A formula without parameters read by its bare name (`notables`): memoised while a
+        read-only window is open, like a method formula."""
+        if self.memo is None:
+            return self.formula(name, (), {}, env)
+        return self.memoised(("named", name, env.get("player")), self.formula, name, (), {}, env)
+
     def f_find(self, store, key, value):
         """The ids of the records under `store` whose field `key` holds `value` (in their order)."""
         return [x for x, rec in self.state[store].items() if rec[key] == value]

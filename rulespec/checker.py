@@ -183,9 +183,10 @@ class Checker:
         """{(type, name): type of its value} of every method formula (for the compiler)."""
         return {key: self.formula_type(d) for key, d in self.methods.items()}
 
-    def bare_formulas(self) -> set:
-        """The formulas without parameters: a bare name calls them."""
-        return {str(d.id) for d in self.pack.of_kind("formula") if not d.params}
+    def bare_formulas(self) -> dict:
+        """The formulas without parameters (a bare name calls them): {name: type of its value},
+        so that code reading `notables` knows it holds cards."""
+        return {str(d.id): self.formula_type(d) for d in self.pack.of_kind("formula") if not d.params}
 
     def check_decl(self, decl: Decl, spec: KindSpec, outer: Decl | None = None):
         env = param_types(decl.params)
@@ -862,6 +863,9 @@ class Checker:
             return self.find_call(e, env)
         if name == "instances" and len(e.args) == 1:
             return self.instances_call(e.args[0])
+        if name == "first_of_each" and len(e.args) == 1:
+            t = self.expr(e.args[0], env)       # the same things, fewer
+            return t if t.startswith("set:") else "set:any"
         for k, v in e.kwargs.items():       # built-in functions take their arguments by position
             self.diag("RS107", f"function '{name}' has no keyword parameter '{k}'", getattr(v, "span", e.span),
                       f"give its arguments by position: {name}({', '.join(sig.params)})")
