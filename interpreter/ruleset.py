@@ -137,6 +137,17 @@ class Ruleset:
         self.slots[key] = s
         return s
 
+    def zone_slot(self, type_name, name: str):
+        """How to read the zone `name` that values of `type_name` own (world_store.ZoneRead), or
+        None (cached)."""
+        key = ("zone", type_name, name)
+        try:
+            return self.slots[key]
+        except KeyError:
+            z = self.world.zone_on(type_name, name) if type_name else None
+            zr = self.slots[key] = world_store.zone_read(z) if z is not None else None
+            return zr
+
     def fn(self, d: Decl, name: str, scope=None, default=None):
         """Compile field `name` of a declaration to fn(rt, env) (constants for YAML values)."""
         fv = d.fields.get(name)

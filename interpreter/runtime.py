@@ -344,6 +344,9 @@ class Runtime(PalaceMixin, FightMixin):
                 slot = self.rs.slot(t, name)
             if slot is not None:
                 return world_store.get(self, slot, obj)
+            zr = self.rs.zone_slot(t, name)
+            if zr is not None:          # a zone it owns (x.tiles): the things in it
+                return world_store.zone_things(self, zr, obj)
         return self.field_of(obj, name, env)
 
     def field_of(self, obj, name, env):
