@@ -19,7 +19,7 @@ from rulespec import prompts
 from rulespec.errors import UNKNOWN_SPAN, Diagnostic, RuleFault, RulespecError, Span
 from rulespec.flow import NAME_SPELLINGS
 from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS
-from rulespec.world import CHECKER_TYPE
+from rulespec.world import CHECKER_TYPE, zone_type
 
 from . import costs, world_store
 
@@ -94,11 +94,11 @@ class Compiler:
     (declarations, cities, seas, colours), as the checker does."""
 
     def __init__(self, names: dict, program: Program | None = None, literals: dict | None = None, slots=None,
-                 methods: dict | None = None, bare: set | None = None, world=None):
+                 methods: dict | None = None, bare: dict | None = None, world=None):
         self.names = names
-        self.world = world                  # the pack's World (rulespec/world.py): zones for `move`
+        self.world = world                  # rulespec.world.World: zones for `move`, zones read by name
         self.methods = methods or {}        # (type, name) -> type of a method formula read x.name
-        self.bare = bare or set()           # formulas without parameters: a bare name calls them
+        self.bare = bare or {}              # formulas without parameters (a bare name calls them) -> type
         # (type, field) -> where a field the pack declares is stored (Ruleset.slot), or None
         self.slots = slots or (lambda t, name: None)
         self.literals = literals or {}     # formula id -> its plain value, as prompts show it
@@ -203,8 +203,11 @@ class Compiler:
             if n == "game":         # the game's own fields: game.F (world_store: the state's top level)
                 return "'game'", "game"
             return f"rt.g_{n}({env})", GLOBALS[n][0]
+        gz = self.world.game_zone(n) if self.world is not None else None
+        if gz is not None:
+            return f"rt.zone_things({self._const(world_store.zone_read(gz))}, None)", zone_type(gz)
         if n in self.bare and self.names.get(n) == "formula":
-            return f"rt.formula({n!r}, (), {{}}, {env})", "any"
+            return f"rt.named({n!r}, {env})", self.bare[n]
         if n in self.names:
             return repr(n), self.names[n]
         if n in CONSTANTS:
@@ -247,6 +250,12 @@ class Compiler:
             o = self._tmp()
             return f"(None if ({o} := {obj}) is None else _entry(rt, {o}, {name!r}))", \
                 self.world.entry_field(base, name).type.checker()
+        zone = self.world.zone_on(base, name) if self.world is not None else None
+        if zone is not None:
+            # a zone each of them owns (player.tiles): the things it holds, in order
+            o = self._tmp()
+            return f"(None if ({o} := {obj}) is None else rt.zone_things({self._const(world_store.zone_read(zone))}, {o}))", \
+                zone_type(zone)
         if (base, name) in self.methods:
             # a method formula: `x.name` is name(x), memoised while nothing can change
             o = self._tmp()
@@ -263,6 +272,9 @@ class Compiler:
         name = e.func.id
         if name == "find" and len(e.args) == 3:
             return self._find(e, scope, env)
+        if name == "instances" and len(e.args) == 1 and isinstance(e.args[0], A.Name):
+            k = e.args[0].id            # a kind's name, not a value (checked: rulespec.checker)
+            return f"rt.f_instances({k!r})", "set:" + CHECKER_TYPE.get(k, k)
         args = [self._src(a, scope, env)[0] for a in e.args]
         kw = {k: self._src(v, scope, env)[0] for k, v in e.kwargs.items()}
         if name in FUNCTIONS:

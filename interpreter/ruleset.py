@@ -80,6 +80,8 @@ class Ruleset:
     game: dict = field(default_factory=dict)
     decls: dict = field(default_factory=dict)
     items: dict = field(default_factory=dict)      # card/tile instance id -> catalogue entry (cache)
+    instances: dict = field(default_factory=dict)  # kind -> its instances, in order (cache: Runtime.f_instances)
+    zones: list = field(default_factory=list)      # [(ZoneDef, ZoneRead, initial fn or None)], declaration order
     payment_procedures: list = field(default_factory=list)   # offered as moves while paying
     # effect block -> the action or procedure it is the effect of (what is being run, for a
     # payment's context: where an Alliance Bonus may be used, runtime.running)
@@ -116,7 +118,18 @@ class Ruleset:
         with limits.deep_recursion():       # nested expressions: a few Python frames per level
             for d in pack.decls.values():
                 getattr(rs, "_k_" + d.kind, lambda d: None)(d)
+            rs._setup_rules()
         return rs
+
+    def _setup_rules(self):
+        """The zones' `initial:` contents and the game's `prepare` block (interpreter/state.py),
+        compiled after everything else: their blocks come last, so the other blocks keep their
+        numbers (a saved game's frames name blocks by number)."""
+        for z in self.world.zones.values():
+            initial = self.fn(z.decl, "initial") if z.decl is not None else None
+            self.zones.append((z, world_store.zone_read(z), initial))
+        d = self.game.get("decl")
+        self.game["prepare"] = self.fn(d, "prepare") if d is not None else None
 
     def slot(self, type_name, name: str):
         """Where the declared field `name` of values of `type_name` (the checker's type: 'player',
@@ -155,6 +168,17 @@ class Ruleset:
             v = world_store.default_value(f) if f is not None else None
         self.thing_values[key] = v
         return v
+
+    def zone_slot(self, type_name, name: str):
+        """How to read the zone `name` that values of `type_name` own (world_store.ZoneRead), or
+        None (cached)."""
+        key = ("zone", type_name, name)
+        try:
+            return self.slots[key]
+        except KeyError:
+            z = self.world.zone_on(type_name, name) if type_name else None
+            zr = self.slots[key] = world_store.zone_read(z) if z is not None else None
+            return zr
 
     def fn(self, d: Decl, name: str, scope=None, default=None):
         """Compile field `name` of a declaration to fn(rt, env) (constants for YAML values)."""

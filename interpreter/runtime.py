@@ -18,7 +18,7 @@ from rulespec.errors import RuleFault
 from . import costs, events, payment, tracks, verbs, vm, world_store
 from .fight import FightMixin
 from .palace import PalaceMixin
-from .state import type_of
+from .state import card_ids, type_of
 from .vm import Abort, push
 
 
@@ -163,10 +163,6 @@ class Runtime(PalaceMixin, FightMixin):
     def g_sides(self, env):
         return list(self.state["p"])
 
-    def g_opponents(self, env):
-        me = env.get("player")
-        return [p for p in self.state["turn_order"] if p != me]
-
     def g_cities(self, env):
         return list(self.state["cities"])
 
@@ -182,29 +178,6 @@ class Runtime(PalaceMixin, FightMixin):
     def g_phase(self, env):
         return self.state["phase"]
 
-    def g_num_players(self, env):
-        return len(self.state["players"])
-
-    def g_notables(self, env):
-        return [ids[0] for ids in self.state["supply"]["notables"].values() if ids]
-
-    def g_supply_tiles(self, env):
-        seen, out = set(), []
-        for t in self.state["supply"]["tiles"]:
-            if type_of(t) not in seen:
-                seen.add(type_of(t))
-                out.append(t)
-        return out
-
-    def g_patronage_bonuses(self, env):
-        return list(self.state["supply"]["bonuses"])
-
-    def g_neutral_cities(self, env):
-        return [c for c, s in self.state["cities"].items() if s["controller"] is None]
-
-    def g_indulgence_cards(self, env):
-        return list(self.state["supply"]["indulgences"])
-
     def g_agent_spots(self, env):
         out = list(self.state["cities"])
         for p in self.state["players"]:
@@ -213,8 +186,6 @@ class Runtime(PalaceMixin, FightMixin):
         return out + list(self.state["alliances"]) + self.rs.spot_refs      # + track spaces (spot: true)
 
     # ------------------------------------------------------------ player attributes
-    def a_player_colour(self, p):
-        return p
 
     def a_player_cards(self, p):
         if self.memo is None or not isinstance(p, str):
@@ -227,8 +198,9 @@ class Runtime(PalaceMixin, FightMixin):
         out += [s["card"] for s in pl["court"] if s["card"]]
         return out + [c for c in pl["outside"] if self.is_card(c)] + list(pl.get("unplaced", ()))
 
-    def a_player_tiles(self, p):
-        return [t["id"] for t in self.P(p)["tiles"]]
+    def tiles_of(self, p):
+        """The tiles in a side's `tiles` zone (none for a pack that declares no such zone)."""
+        return [t["id"] for t in self.P(p).get("tiles", ())]
 
     def a_player_indulgences(self, p):
         return sum(1 for r in self.P(p)["rooms"] if r["indulgence"])
@@ -254,8 +226,6 @@ class Runtime(PalaceMixin, FightMixin):
     def a_city_annexable(self, c):
         return self.board.is_annexable(c)
 
-    def a_city_neutral(self, c):
-        return self.C(c)["controller"] is None
 
     def a_city_tile(self, c):
         return self.city_tile_of(c)
@@ -263,16 +233,11 @@ class Runtime(PalaceMixin, FightMixin):
     def a_tile_spent(self, x):
         return x in self.state.get("spent", ())
 
-    def a_city_starting_colour(self, c):
-        for p, pl in self.state["p"].items():
-            if c in pl["starting_cities"]:
-                return p
-        return None
 
     # ------------------------------------------------------------ cards, tiles, alliances
     def owner_of(self, x):
         for p in self.state["p"]:          # any side: players first (seat order), then factions
-            if x in self.a_player_cards(p) or x in self.a_player_tiles(p) or x in self.P(p)["outside"]:
+            if x in self.a_player_cards(p) or x in self.tiles_of(p) or x in self.P(p)["outside"]:
                 return p
         return None
 
@@ -301,8 +266,6 @@ class Runtime(PalaceMixin, FightMixin):
     def a_card_copies(self, x):
         return self.item(x).get("copies", 1)
 
-    def a_tile_city(self, x):
-        return self.item(x).get("city")
 
     def a_track_leader_bonus(self, t):
         return self.rs.tracks[t]["leader_bonus"]
@@ -372,6 +335,9 @@ class Runtime(PalaceMixin, FightMixin):
                 return world_store.index_of(self, obj)
             if (t, name) in self.rs.method_types:       # a method formula: x.name is name(x)
                 return self.method(name, obj, env)
+            zr = self.rs.zone_slot(t, name)
+            if zr is not None:          # a zone it owns (x.tiles): the things in it
+                return world_store.zone_things(self, zr, obj)
         return self.field_of(obj, name, env)
 
     def _record_at(self, ref, create: bool):
@@ -417,7 +383,7 @@ class Runtime(PalaceMixin, FightMixin):
                 if name in verbs.entry_names(self):     # kept where the thing is (interpreter/verbs.py)
                     return verbs.entry_value(self, obj, name)
                 return v
-            for kind in ("alliance", "track", "action", "procedure"):
+            for kind in ("alliance", "track", "action", "procedure", "component"):
                 d = self.rs.decls.get((kind, obj))
                 if d is not None:
                     f = self.rs.decl_fn(d, name)        # an expression: evaluated for this object
@@ -498,10 +464,53 @@ class Runtime(PalaceMixin, FightMixin):
 
     def f_location(self, x):
         return list(world_store.location(self, x))      # a copy: the index is shared
+    def named(self, name, env):
+        """A formula without parameters read by its bare name (`notables`): memoised while a
+        read-only window is open, like a method formula."""
+        if self.memo is None:
+            return self.formula(name, (), {}, env)
+        return self.memoised(("named", name, env.get("player")), self.formula, name, (), {}, env)
 
     def f_find(self, store, key, value):
         """The ids of the records under `store` whose field `key` holds `value` (in their order)."""
         return [x for x, rec in self.state[store].items() if rec[key] == value]
+
+    def f_instances(self, kind):
+        """Every instance of a kind, in the pack's order: the copies of a catalogue's cards or
+        tiles ('merchant#1'...), the records of a declared kind, or the declarations of a kind."""
+        got = self.rs.instances.get(kind)
+        if got is None:
+            if kind in ("card", "tile"):
+                got = [x for tid, it in (self.rs.cards if kind == "card" else self.rs.tiles).items()
+                       for x in card_ids(tid, it["copies"])]
+            else:
+                store = self.rs.world.kinds[kind].store if kind in self.rs.world.kinds else ""
+                if store:
+                    return list(self.state[store])          # records: they may change
+                got = [d.id for d in self.rs.pack.of_kind(kind)]
+            self.rs.instances[kind] = got
+        return list(got)
+
+    def f_first_of_each(self, things):
+        """The first of each catalogue id, in order (the top of each pile)."""
+        seen, out = set(), []
+        for t in things:
+            k = type_of(t)
+            if k not in seen:
+                seen.add(k)
+                out.append(t)
+        return out
+
+    def f_setup_of(self, key, default=None):
+        """A value of setup.yaml's entry for the player count being played."""
+        from .state import setup_for
+        setup = self.rs.pack.data["setup"].data if "setup" in self.rs.pack.data else {}
+        v = setup_for(setup, len(self.state["players"])).get(key)
+        return default if v is None else v
+
+    def zone_things(self, zr, x):
+        """What a zone holds (compiled `x.ZONE`, or a zone of the game by its name)."""
+        return world_store.zone_things(self, zr, x)
 
     def _formula_limit(self, name):
         d = self.rs.decls.get(("formula", name))
@@ -600,7 +609,7 @@ class Runtime(PalaceMixin, FightMixin):
 
     def f_modifier(self, p, hook):
         total = 0
-        for x in self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]:
+        for x in self.a_player_cards(p) + self.tiles_of(p) + self.P(p)["outside"]:
             for ab in self.item(x).get("abilities", []):
                 a = self.rs.abilities.get(ab)
                 if a and a["modifies"] == hook:
@@ -754,7 +763,7 @@ class Runtime(PalaceMixin, FightMixin):
 
     def f_symbols_owned(self, p, symbol):
         n = 0
-        for x in self.a_player_cards(p) + self.a_player_tiles(p):
+        for x in self.a_player_cards(p) + self.tiles_of(p):
             n += self.f_bottom(x, symbol)
         return n
 
@@ -766,7 +775,7 @@ class Runtime(PalaceMixin, FightMixin):
         return self.memoised(("owned", p), self._things_of, p)
 
     def _things_of(self, p) -> list:
-        return self.a_player_cards(p) + self.a_player_tiles(p) + self.P(p)["outside"]
+        return self.a_player_cards(p) + self.tiles_of(p) + self.P(p)["outside"]
 
     def f_owns(self, p, x):
         owned = self._owned_things(p)
@@ -1114,7 +1123,7 @@ class Runtime(PalaceMixin, FightMixin):
     def _space_capacity(self, p):
         pl = self.P(p)
         pal = self._palace(p)
-        extra = sum(self.item(x).get("cortigiano", 0) for x in self.a_player_tiles(p) + pl["outside"])
+        extra = sum(self.item(x).get("cortigiano", 0) for x in self.tiles_of(p) + pl.get("outside", []))
         for tid, tr in self.rs.tracks.items():
             pos = self.state["tracks"][tid]["pos"].get(p, 0)
             extra += max([sp["cortigiano"] for sp in tr["spaces"][: pos + 1]] or [0])

@@ -27,7 +27,7 @@ from rulespec.board import board_for
 from rulespec.errors import RulespecError
 from rulespec.world import GAME, SIDE
 
-from . import sides, tracks, world_store
+from . import sides, tracks, vm, world_store
 
 
 FORMAT = 1
@@ -86,32 +86,6 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
         st["cities"][c] = {"controller": None, "troops": {}, "besiegers": {}, "agent": None, "cathedral": False}
     for a in rs.alliances:
         st["alliances"][a] = {"holder": None, "agent": None, "used": False}
-    # supply
-    notables = {}
-    for cid, card in rs.cards.items():
-        if card["type"] == "notable" and (card["players"] is None or n in card["players"]):
-            notables[cid] = card_ids(cid, card["copies"])
-    returned = set(pc.get("returned_tiles") or []) | set(pc.get("forbidden_cities") or [])
-    tiles = []
-    for tid, t in rs.tiles.items():
-        if (t["players"] is not None and n not in t["players"]) or t["type"] == "patronage":
-            continue           # Patronage tiles are bonuses (supply.bonuses), not for sale
-        if t["type"] == "city":
-            if t["city"] not in board.cities or t["city"] in returned:
-                continue
-            if t["colour"] is not None:
-                continue       # coat-of-arms tiles go to their owner below (or stay in the box)
-        tiles.extend(card_ids(tid, t["copies"]))
-    st["supply"] = {
-        "notables": notables, "tiles": tiles,
-        "indulgences": [c for cid, card in rs.cards.items() if card["type"] == "indulgence"
-                        for c in card_ids(cid, card["copies"])],
-        "bonuses": [c for cid, card in rs.cards.items() if card["type"] == "patronage"
-                    for c in card_ids(cid, card["copies"])] +
-                   [t for tid, tile in rs.tiles.items() if tile["type"] == "patronage"
-                    for t in card_ids(tid, tile["copies"])],
-        "war_tokens": _supply_count(rs, "war_tokens"),
-    }
     for tr in rs.tracks:
         if rs.tracks[tr]["shared"]:
             st["tracks"][tr] = tracks.initial(rs, tr)
@@ -140,27 +114,81 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
             "war_tokens": 0, "trophies": [], "marker": None, "last_room": None,
             "rooms": [{"card": None, "impr": None, "indulgence": None, "agent": None, "used": {}}
                       for _ in (pal["rooms"] if seated else ())],
-            "court": court, "tiles": [], "outside": [], "vars": {},
+            "court": court, "vars": {},
             "starting_cities": [sc["city"] if isinstance(sc, dict) else sc for sc in cd.get("starting_cities", [])],
         }
-        for sc in cd.get("starting_cities", []):
+    # what the zones hold (their `initial:`), then the pack's `prepare` block (starting Cities)
+    from .runtime import Runtime        # (runtime.py imports this module)
+    rt = Runtime(rs, st, board)
+    _fill_zones(rt, st)
+    if rs.game.get("prepare") is not None:
+        rt.on_flow_end = lambda: None       # its end is not the end of a round
+        vm.push(rt, rs.game["prepare"], {"player": None})
+        vm.run(rt)
+        if st["vm"]["frames"] or st["vm"]["pending"] is not None:
+            raise RulespecError("the game's `prepare` block asks for a decision: nobody decides anything "
+                                "before play starts (put choices in `setup`)", code="RS301")
+    _starting_troops(st, col_defs)
+    _declared_fields(rs, st, col_defs)
+    return st
+
+
+def _fill_zones(rt, st: dict):
+    """Each zone the pack declares gets its `initial:` contents (empty without one), in declaration
+    order: the game's under state["supply"], a kind's in each of its records, where the zone stands
+    among the kind's declared fields (decision 1 of docs/design/world-model-plan.md: the stored
+    layout is the declaration order)."""
+    for z, zr, initial in rt.rs.zones:
+        if not z.owner:
+            v = initial(rt, {"player": None}) if initial is not None else None
+            st[zr.store][zr.key] = world_store.zone_value(zr, v, type_of)
+            continue
+        kind = rt.rs.world.kinds[z.owner]
+        after = _following_fields(kind, z.name)
+        for x, rec in st.get(zr.store, {}).items():
+            v = initial(rt, {"player": None, "self": x}) if initial is not None else None
+            _insert(rec, zr.key, world_store.zone_value(zr, v, type_of), after)
+
+
+def _following_fields(kind, zone: str) -> list:
+    """The stored keys of the kind's fields declared after the zone, in order."""
+    names = [n for n, _ in kind.members]
+    later = names[names.index(zone) + 1:] if zone in names else []
+    return [kind.fields[n].key for n in later if n in kind.fields]
+
+
+def _insert(rec: dict, key: str, value, before: list):
+    """rec[key] = value, placed before the first of the keys `before` that the record has
+    (else at its end); a key the record has keeps its place."""
+    if key in rec:
+        rec[key] = value
+        return
+    at = next((k for k in before if k in rec), None)
+    if at is None:
+        rec[key] = value
+        return
+    items = list(rec.items())
+    rec.clear()
+    for k, v in items:
+        if k == at:
+            rec[key] = value
+        rec[k] = v
+
+
+def _starting_troops(st: dict, setup_of: dict):
+    """The Troops setup.yaml puts in each starting City (`troops:`, 1 if not given), taken from
+    the side's reserve. A count is stored even when 0 (as the stored layout has it), which no
+    rule statement can write yet: world-model plan stage 7 (index targets in `set`) takes it."""
+    for c, rec in st["p"].items():
+        for sc in (setup_of.get(c) or {}).get("starting_cities", []):
             city = sc["city"] if isinstance(sc, dict) else sc
             if city not in st["cities"]:
                 continue
-            st["cities"][city]["controller"] = c
             troops = int(sc.get("troops", 1)) if isinstance(sc, dict) else 1
             st["cities"][city]["troops"][c] = troops
-            st["p"][c]["troops_reserve"] -= troops
-            tile = _city_tile(rs, city, c)
-            if tile:
-                st["p"][c]["tiles"].append({"id": tile, "exhausted": False})
-        # Family cards wait beside the Palace until the rules place them (game setup)
-        st["p"][c]["unplaced"] = [cid for cid, card in rs.cards.items()
-                                  if card["type"] == "family" and card["colour"] == c
-                                  and (card["players"] is None or n in card["players"])]
-    # coat-of-arms tiles of colours not in play stay in the box
-    _declared_fields(rs, st, col_defs)
-    return st
+            rec["troops_reserve"] -= troops
+
+
 
 
 def _declared_fields(rs, st: dict, setup_of: dict):
@@ -262,23 +290,6 @@ def state_problem(state, rs=None, deep: bool = False) -> str:
                 or not isinstance(rec.get("besiegers", {}), dict):
             return f"the record of city {cid} is damaged"
     return ""
-
-
-def _supply_count(rs, pile: str) -> int:
-    """How many of a supply pile the box holds (components declared with `supply: PILE`)."""
-    return sum(int(rs.static(d, "count", 0) or 0) for d in rs.pack.of_kind("component")
-               if rs.static(d, "supply") == pile)
-
-
-def _city_tile(rs, city: str, colour: str):
-    best = None
-    for tid, t in rs.tiles.items():
-        if t["type"] == "city" and t["city"] == city:
-            if t["colour"] == colour:
-                return tid
-            if t["colour"] is None:
-                best = best or tid
-    return best
 
 
 def dumps(state: dict) -> str:

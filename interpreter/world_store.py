@@ -281,3 +281,49 @@ def _places(rt, x):
                         thing = e["id"] if isinstance(e, dict) else e
                         if every or thing == x:
                             yield (thing, [owner, zone]) if every else [owner, zone]
+
+
+# ------------------------------------------------------------------------------ zones
+@dataclass(frozen=True)
+class ZoneRead:
+    """Where a zone is kept and how its things are stored (rulespec.world.ZoneDef.shape)."""
+    store: str              # the game's zones: GAME_ZONES (rulespec.world); else the owners' records
+    key: str
+    shape: str              # 'list' | 'entries' | 'grouped' | 'counted'
+    entry: tuple = ()       # (key, default) of each entry field, in order ('entries')
+
+
+def zone_read(z) -> ZoneRead:
+    return ZoneRead(z.store, z.key, z.shape, tuple((f.key, default_value(f)) for f in z.entry.values()))
+
+
+def zone_things(rt, zr: ZoneRead, x):
+    """What a zone holds, in order (ids; a counted zone: its number). x: its owner, None for a
+    zone of the game."""
+    if x is None:
+        held = rt.state[zr.store][zr.key]           # a zone of the game
+    else:
+        held = record(rt, zr.store, x)[zr.key]
+    if zr.shape == "list":
+        return list(held)
+    if zr.shape == "entries":
+        return [e["id"] for e in held]
+    if zr.shape == "grouped":
+        return [i for pile in held.values() for i in pile]
+    return held
+
+
+def zone_value(zr: ZoneRead, things, type_of):
+    """The stored form of a zone holding `things` (a list of ids, or a number for a counted
+    zone): entries get their fields' defaults, a grouped zone is {catalogue id: [copies]}."""
+    if zr.shape == "counted":
+        return int(things or 0)
+    things = list(things or ())
+    if zr.shape == "entries":
+        return [{"id": t, **{k: v for k, v in zr.entry}} for t in things]
+    if zr.shape == "grouped":
+        piles: dict = {}
+        for t in things:
+            piles.setdefault(type_of(t), []).append(t)
+        return piles
+    return things

@@ -20,7 +20,7 @@ from .pack import Decl, Pack
 from .flow import NAME_SPELLINGS, check_flow
 from .mapless import check_map_use
 from .vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS, VERBS
-from .world import CHECKER_TYPE, build_world
+from .world import CHECKER_TYPE, build_world, zone_type
 
 NUMERIC = {"number", "int"}
 # declaration kinds whose ids are values of that type in expressions
@@ -192,9 +192,10 @@ class Checker:
         """{(type, name): type of its value} of every method formula (for the compiler)."""
         return {key: self.formula_type(d) for key, d in self.methods.items()}
 
-    def bare_formulas(self) -> set:
-        """The formulas without parameters: a bare name calls them."""
-        return {str(d.id) for d in self.pack.of_kind("formula") if not d.params}
+    def bare_formulas(self) -> dict:
+        """The formulas without parameters (a bare name calls them): {name: type of its value},
+        so that code reading `notables` knows it holds cards."""
+        return {str(d.id): self.formula_type(d) for d in self.pack.of_kind("formula") if not d.params}
 
     def check_decl(self, decl: Decl, spec: KindSpec, outer: Decl | None = None):
         env = param_types(decl.params)
@@ -830,6 +831,9 @@ class Checker:
             return env[e.id] or "any"
         if NAME_SPELLINGS.get(e.id, e.id) in GLOBALS:
             return GLOBALS[NAME_SPELLINGS.get(e.id, e.id)][0]
+        gz = self.world.game_zone(e.id)
+        if gz is not None:          # a zone of the game itself, read by its name: what it holds
+            return zone_type(gz)
         if e.id in self.names:
             kind = self.name_kind.get(e.id)
             if kind:
@@ -843,7 +847,8 @@ class Checker:
             return CONSTANTS[e.id]
         if e.id in FUNCTIONS:
             return "any"
-        candidates = list(env) + list(GLOBALS) + list(self.names) + list(CONSTANTS)
+        candidates = list(env) + list(GLOBALS) + list(self.names) + list(CONSTANTS) + \
+            [z for z in self.world.zones if self.world.game_zone(z)]
         self.diag("RS105", f"unknown name '{e.id}'", e.span,
                   self.removed_hint(e.id) or did_you_mean(e.id, candidates) or
                   "declare it with `let`, as a parameter, or in the pack", missing=(e.id,))
@@ -880,6 +885,9 @@ class Checker:
             ef = self.world.entry_field(base, e.name)
             if ef is not None:          # kept by the thing's entry where it is (interpreter/verbs.py)
                 return ef.type.checker()
+            zone = self.world.zone_on(base, e.name)
+            if zone is not None:        # a zone each of them owns: what it holds (player.tiles)
+                return zone_type(zone)
             method = self.methods.get((base, e.name))
             if method is not None:
                 self.referenced.add(("formula", str(method.id)))
@@ -965,6 +973,11 @@ class Checker:
         self.arity(name, sig, e.args, e.span, "function")
         if name == "find" and len(e.args) == 3:
             return self.find_call(e, env)
+        if name == "instances" and len(e.args) == 1:
+            return self.instances_call(e.args[0])
+        if name == "first_of_each" and len(e.args) == 1:
+            t = self.expr(e.args[0], env)       # the same things, fewer
+            return t if t.startswith("set:") else "set:any"
         for k, v in e.kwargs.items():       # built-in functions take their arguments by position
             self.diag("RS107", f"function '{name}' has no keyword parameter '{k}'", getattr(v, "span", e.span),
                       f"give its arguments by position: {name}({', '.join(sig.params)})")
@@ -1015,6 +1028,17 @@ class Checker:
             self.diag("RS105", f"a {kind.id} has no stored field '{got}' to find by", fname.span,
                       did_you_mean(got, list(k.fields)) or "its fields: " + ", ".join(k.fields), missing=(got,))
         return "set:" + CHECKER_TYPE.get(kind.id, kind.id)
+
+    def instances_call(self, kind) -> str:
+        """`instances(KIND)`: KIND names a kind of the world or of declarations, not a value."""
+        got = kind.id if isinstance(kind, A.Name) else None
+        # a kind of declarations (the language's, or a pack's catalogue kind: card) or of records
+        if got is not None and (got in KINDS or got in self.world.kinds):
+            return "set:" + CHECKER_TYPE.get(got, got)
+        known = sorted(set(KINDS) | set(self.world.kinds))
+        self.diag("RS105", f"instances(...) needs a kind, not '{got or 'this'}'", kind.span,
+                  did_you_mean(got or "", known) or "kinds: " + ", ".join(known), missing=(got or "",))
+        return "set:any"
 
     def e_Index(self, e, env):
         t = self.expr(e.obj, env)

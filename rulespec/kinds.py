@@ -106,6 +106,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     _k("game", "the game itself: player counts, flow, limits", {
         "players": F("list:int", doc="supported player counts"),
         "setup": F("effect", doc="what happens at the start, after the YAML setup is applied"),
+        "prepare": F("effect", doc="the setup position the rules build before play starts, after the zones take their `initial:` contents and before the tracks that measure something are placed: no player decides anything here (starting Cities and their control discs)"),
         "round": F("effect", doc="one round of play: the phases in order, played again until the game ends (required; `year` is another spelling)"),
         "year": F("effect", doc="another spelling of `round` (the base game's word)"),
         "max_rounds": F("int", doc="a bound for validation playouts: a game must end within this many rounds (`max_years` is another spelling)"),
@@ -242,7 +243,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "sorted": F("bool", doc="kept sorted (a thing put back goes to its place)"),
         "counted": F("bool", doc="a pile of identical things, stored as a number"),
         "key": F("world", doc="the key it is stored under, when not its id"),
-        "initial": F("expr:any", doc="what it holds when the game starts"),
+        "initial": F("expr:any", doc="what it holds when the game starts: a list of things, in order (a zone a kind owns: for each of them, `self`); a counted zone: a number"),
     }, {"entry": ZONE_ENTRY}, id_is_referenced=False),
     _k("enum", "named values (card types, sides of a tile, roles)", {
         "values": F("names", True, "the values, in order: [notable, family]"),

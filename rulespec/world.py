@@ -108,6 +108,9 @@ class KindDef:
     span: Span | None = None
     fields: dict = field(default_factory=dict)      # name -> FieldDef, in declaration order
     decl_fields: tuple = ()     # a catalogue kind: the fields its declarations give (rulespec.catalogue)
+    # its fields and zones together, in declaration order: [(name, is_zone)] (a zone's stored
+    # list takes its place among the record's keys by it: interpreter/state.py)
+    members: list = field(default_factory=list)
 
 
 @dataclass
@@ -116,6 +119,8 @@ class ZoneDef:
     key: str
     of: tuple = ()
     owner: str = ""             # '' : the game's; else the kind of its owners
+    shape: str = "list"         # 'list' | 'entries' (records {id, entry fields}) | 'grouped' | 'counted'
+    store: str = ""             # where it is kept: GAME_ZONES for the game's, else its owners' store
     entry: dict = field(default_factory=dict)       # entry field name -> FieldDef
     span: Span | None = None
     decl: object = None
@@ -168,9 +173,8 @@ class World:
 
     def names_on(self, checker_type: str) -> list:
         k = self.kind_of(checker_type.rstrip("?"))
-        if k is None:
-            return []
-        return list(k.fields) + [z for z in self.zones if self.zone_field(k, z) is not None]
+        return list(k.fields) + [z.name for z in self.zones.values() if k is not None and z.owner == k.name] \
+            if k is not None else []
 
     def record_lists(self) -> dict:
         """record type -> (kind, field) of the list field that holds the records of that type
@@ -184,6 +188,30 @@ class World:
                         and f.type.of.name in self.records and k.store and not f.sparse:
                     out.setdefault(f.type.of.name, (k, f))
         return out
+
+    def zone_on(self, checker_type: str, name: str) -> ZoneDef | None:
+        """The zone `name` each value of `checker_type` owns (read `x.NAME`), or None."""
+        z = self.zones.get(name)
+        if z is None or not z.owner or not checker_type:
+            return None
+        return z if KIND_OF_TYPE.get(checker_type.rstrip("?"), checker_type.rstrip("?")) == z.owner else None
+
+    def game_zone(self, name: str) -> ZoneDef | None:
+        """The zone `name` of the game itself (`owner: none`, kept under state["supply"]), read
+        by its bare name, or None."""
+        z = self.zones.get(name)
+        return z if z is not None and not z.owner else None
+
+
+# where the zones of the game itself (`owner: none`) are stored: state[GAME_ZONES][key]
+GAME_ZONES = "supply"
+
+
+def zone_type(z: ZoneDef) -> str:
+    """The checker's type of a zone's contents: a number for a counted pile, else the things."""
+    if z.shape == "counted":
+        return "number"
+    return "set:" + CHECKER_TYPE.get(z.of[0], z.of[0]) if len(z.of) == 1 else "set:any"
 
 
 # ------------------------------------------------------------------------------ type parsing
@@ -454,6 +482,7 @@ class _Builder:
                       f"name the field otherwise (the declaration's `{f.name}:` is read as `x.{f.name}`)")
             return
         kind.fields[f.name] = f
+        kind.members.append((f.name, False))
 
     def zone(self, d):
         name = str(d.id)
@@ -476,7 +505,12 @@ class _Builder:
                     f = self.field_def(sub, str(key), name, sub.span)
                     if f is not None:
                         z.entry[f.name] = f
+        z.store = self.world.kinds[z.owner].store if z.owner else GAME_ZONES
+        z.shape = ("counted" if _plain(d, "counted", False) is True else
+                   "grouped" if _plain(d, "grouped") else "entries" if z.entry else "list")
         self.world.zones[name] = z
+        if z.owner:
+            self.world.kinds[z.owner].members.append((name, True))
 
 
 def build_world(pack) -> World:
