@@ -74,19 +74,23 @@ class Expected:
         rs, data = engine.rs, engine.pack.data
         setup = data["setup"].data
         pc = setup_for(setup, n)
-        colours = list(pc["colours"])
         per_colour = {c["id"]: c for c in setup["colours"]}
-        self.colours = colours
+        self.colours = list(pc["colours"])
+        # every side holds pieces: the players, then the sides that do not play (wars_of_italy's
+        # Major Cities), each from its `colours:` entry
+        colours = self.colours + list(rs.factions)
+        self.sides = colours
         # setup.yaml's starting Cities with `troops: 0` (wars_of_italy) are written as 0 entries
         # by initial_state, where the engine elsewhere deletes a count that drops to 0
-        self.zero_troops = {(sc["city"], c) for c in colours for sc in per_colour[c].get("starting_cities", [])
+        self.zero_troops = {(sc["city"], c) for c in colours for sc in per_colour.get(c, {}).get("starting_cities", [])
                             if isinstance(sc, dict) and sc.get("troops", 1) == 0}
         # "one Trophy per opponent" (base constraints.rules); the 2-player game removes that
         # constraint (its Trophies are to be cumulative, not yet encoded)
         self.one_trophy_each = any(c["id"] == "one_trophy_per_opponent" for c in rs.constraints)
-        self.troops = {c: int(per_colour[c]["troops_total"]) for c in colours}
-        self.agents_max = {c: int(per_colour[c]["agents_max"]) for c in colours}
-        self.discs = {c: int(per_colour[c]["control_discs"]) for c in colours}
+        self.troops = {c: int(per_colour.get(c, {}).get("troops_total", 6)) for c in colours}
+        self.agents_max = {c: int(per_colour.get(c, {}).get("agents_max", 5)) for c in colours}
+        self.discs = {c: int(per_colour.get(c, {}).get("control_discs", 18)) for c in colours}
+        self.shared_tracks = {t for t, tr in rs.tracks.items() if tr["shared"]}
         self.war_tokens = sum(int(rs.static(d, "count", 0) or 0) for d in engine.pack.of_kind("component")
                               if rs.static(d, "supply") == "war_tokens")
 
@@ -116,11 +120,15 @@ class Expected:
         self.tile_city = {v: k for k, v in self.city_tile.items()}
 
 
+def engine_tracks_shared(state: dict, tr_id: str, exp: Expected) -> bool:
+    return tr_id in exp.shared_tracks
+
+
 def census(state: dict, exp: Expected) -> dict:
     """Where the pieces are in this state: per colour, troops (reserve + on the board), Agents
     placed and discs out; every card and tile instance, once per place it is found in; and
     who holds each tile in a Domain."""
-    players = state["players"]
+    players = list(state["p"])          # every side: the players, then those that do not play
     sup = state["supply"]
     things = [x for pile in sup["notables"].values() for x in pile]
     things += sup["tiles"] + sup["indulgences"] + sup["bonuses"]
@@ -140,7 +148,9 @@ def census(state: dict, exp: Expected) -> dict:
         placed_agents[a["agent"]] += 1
         discs[a["holder"]] += 1
     for tr_id, tr in state["tracks"].items():
-        assert sorted(tr["pos"]) == sorted(players), f"track {tr_id}: not one disc per player"
+        if engine_tracks_shared(state, tr_id, exp):
+            continue                    # shared markers (a side's marker, not a player's disc)
+        assert sorted(tr["pos"]) == sorted(state["players"]), f"track {tr_id}: not one disc per player"
         discs.update(list(tr["pos"]))
     for p in players:
         pl = state["p"][p]
@@ -185,8 +195,8 @@ def check_conservation(engine: Engine, exp: Expected, state: dict, gone_before: 
     that have left the game so far (which must include `gone_before`: nothing comes back)."""
     rs = engine.rs
     c = census(state, exp)
-    players = state["players"]
-    assert players == exp.colours
+    assert state["players"] == exp.colours
+    players = exp.sides
     # Troops: each colour's meeples are in its reserve, in its Cities or besieging one.
     assert c["troops"] == exp.troops, f"troops {c['troops']}, expected {exp.troops}"
     for p in players:
@@ -199,7 +209,8 @@ def check_conservation(engine: Engine, exp: Expected, state: dict, gone_before: 
         assert pl["agents_available"] >= 0, p
         assert pl["agents_available"] + c["agents"][p] == pl["agents_total"], \
             f"{p}: {pl['agents_available']} available + {c['agents'][p]} placed != {pl['agents_total']}"
-        assert pl["agents_total"] <= exp.agents_max[p], p
+        # the state's own cap: an ally's Agent may raise it (wars_of_italy), the total is conserved
+        assert pl["agents_total"] <= pl["agents_max"], p
     assert set(c["agents"]) <= set(players), c["agents"]
     supply = sum(exp.agents_max[p] - state["p"][p]["agents_total"] for p in players)
     assert supply + sum(state["p"][p]["agents_available"] for p in players) + sum(c["agents"].values()) \
@@ -239,8 +250,11 @@ def check_conservation(engine: Engine, exp: Expected, state: dict, gone_before: 
     cities = state["cities"]
     for city in exp.cities:
         ctrl, tile = cities[city]["controller"], exp.city_tile[city]
-        assert domain.get(tile) == ctrl, (f"{city} is controlled by {ctrl}, its tile {tile} is at "
-                                          f"{places(state, tile)}")
+        # (a City of a side that does not play, allied for good to a player, keeps that side's
+        # disc while its tile is in the ally's Domain: wars_of_italy's Major Cities)
+        ally = state["p"][ctrl].get("allied_to") if ctrl in exp.sides and ctrl not in exp.colours else None
+        assert domain.get(tile) in (ctrl, ally) and (ally is None or domain.get(tile) is not None), \
+            (f"{city} is controlled by {ctrl}, its tile {tile} is at {places(state, tile)}")
     # A Cathedral tile (it remembers its City) is with that City's controller, which has a
     # Cathedral; every Cathedral has its tile.
     built = {t: v["city"] for t, v in state.get("vars", {}).items() if "city" in v and t in domain}

@@ -89,19 +89,20 @@ def test_one_token_is_marked_under_the_token(capsys):
 
 
 def test_a_changed_effect_is_shown_whole_with_the_changed_line(capsys):
-    """wars_of_italy replaces `annex`: the diff holds the whole old and new `choose` line (the
-    old diff cut both to 60 characters, which made them look the same)."""
+    """wars_of_italy replaces `annex` (Annex / Influence): the diff holds the whole old `choose`
+    line and the whole new first line (the old diff cut both to 60 characters, which made long
+    lines look the same)."""
     _, out, _ = _cli(capsys, "show", "wars_of_italy", "--diff", "base_3to5")
     section = out.split("~ action annex", 1)[1].split("\n+ ", 1)[0].split("\n- ", 1)[0]
     old = next(x for x in section.splitlines() if x.strip().startswith("-  choose target in neutral_cities"))
-    new = next(x for x in section.splitlines() if x.strip().startswith("+  choose target in neutral_cities"))
-    assert "up_to cities_per_annex()" in old and "up_to" not in new
-    assert "not held_by_major_city(target)" in new and '"Neutral City to annex" {' in new
+    new = next(x for x in section.splitlines() if x.strip().startswith("+  let open_alliances"))
+    assert "up_to cities_per_annex()" in old and old.rstrip().endswith('"City to annex" {')
+    assert new.rstrip().endswith("where may_conclude_alliance(m, player)]")
     assert "@@ effect @@    # wars_of_italy/rules/actions.rules:" in section
     # the summary rows agree and carry the whole texts
     rows = show.pack_diff(load_pack("wars_of_italy"), load_pack("base_3to5"))
     detail = next(d for c, w, d in rows if w == "action annex.effect")
-    assert "held_by_major_city" in detail and "up_to cities_per_annex()" in detail
+    assert "may_conclude_alliance(m, player)" in detail and "up_to cities_per_annex()" in detail
 
 
 def test_fixture_diff_field_lines_and_yaml_items(capsys):

@@ -51,7 +51,7 @@ def test_cli_validate_exits_0():
 
 def test_manifest(pack):
     assert pack.id == "wars_of_italy"
-    assert pack.version == "0.1.0"
+    assert pack.version == "0.2.0"
     assert pack.players == [2]
     assert pack.chain == ["base_3to5", "wars_of_italy"]
     assert "NOT YET ENCODED" in pack.description
@@ -98,6 +98,17 @@ def test_manifest(pack):
     ("added", "track influence_venice"),
     ("added", "track influence_rome"),
     ("added", "table major_cities"),
+    ("added", "side red"),
+    ("added", "side green"),
+    ("added", "side white"),
+    ("added", "marker florence_influence"),
+    ("added", "marker venice_influence"),
+    ("added", "marker rome_influence"),
+    ("added", "formula stance"),
+    ("added", "procedure conclude_alliance"),
+    ("added", "procedure influence_major_cities"),
+    ("added", "procedure recruit_allied_troops"),
+    ("changed", "action annex.effect"),
 ])
 def test_diff_lists_the_two_player_changes(diff, row):
     assert row in diff
@@ -145,10 +156,13 @@ def test_effective_setup_for_two_players(pack, base):
     assert (blue["florins_start"], blue["agents_start"], blue["troops_total"], blue["family_cards"]) == (4, 1, 8, 4)
     assert [c["city"] for c in yellow["starting_cities"]] == ["naples", "rossano", "reggio", "bari"]
     assert (yellow["florins_start"], yellow["agents_start"], yellow["troops_total"], yellow["family_cards"]) == (4, 2, 6, 3)
-    # the other colours (the Major Cities) keep their base entries
-    base_colours = {c["id"]: c for c in base.data["setup"].data["colours"]}
-    for c in ("red", "green", "white"):
-        assert colours[c] == base_colours[c]
+    # the other colours are the Major Cities: their pieces on the board, their caps (troops_total)
+    # and their set-aside Agent (setup 13-17)
+    mc = {c: ([(sc["city"], sc["troops"]) for sc in colours[c]["starting_cities"]],
+              colours[c]["troops_total"], colours[c]["agents_start"]) for c in ("red", "green", "white")}
+    assert mc == {"red": ([("florence", 1), ("pisa", 0)], 2, 1),
+                  "white": ([("rome", 1), ("civitavecchia", 0)], 2, 1),
+                  "green": ([("venice", 1), ("corfu", 0), ("ravenna", 1)], 4, 0)}
 
 
 def test_new_game_starting_position(engine):
@@ -162,7 +176,13 @@ def test_new_game_starting_position(engine):
     assert {t["id"] for t in yellow["tiles"]} == {"naples_tile", "rossano_tile", "reggio_tile", "bari_tile",
                                                   "principality_yellow"}
     assert {c: v["controller"] for c, v in s["cities"].items() if v["controller"]} == {
-        "turin": "blue", "milan": "blue", "naples": "yellow", "rossano": "yellow", "reggio": "yellow", "bari": "yellow"}
+        "turin": "blue", "milan": "blue", "naples": "yellow", "rossano": "yellow", "reggio": "yellow", "bari": "yellow",
+        "florence": "red", "pisa": "red", "rome": "white", "civitavecchia": "white",
+        "venice": "green", "corfu": "green", "ravenna": "green"}
+    # the Major Cities are sides that do not play: records in p, no seat
+    assert set(s["p"]) == {"blue", "yellow", "red", "green", "white"}
+    assert not any(t.startswith(("florence_tile", "pisa_tile", "venice_tile", "rome", "ravenna_tile"))
+                   for t in s["supply"]["tiles"])
     assert s["cities"]["turin"]["troops"] == {"blue": 2} and s["cities"]["naples"]["troops"] == {"yellow": 2}
     # 3 printed Cortigiano spaces + 1 from the Titles held
     # 4 Cortigiano spaces each (the extra ones may be on either edge: all empty shaded spaces
@@ -209,7 +229,7 @@ def test_france_holding_naples_at_the_end_of_a_round_wins_whatever_the_points(en
     the game ends after Round 1 and France wins, though the scores would name Naples."""
     s = engine.new_game(2, seed=seed)
     s["cities"]["naples"].update(controller="blue", troops={"blue": 2})
-    s["p"]["yellow"]["trophies"] = ["blue"] * 5
+    s["p"]["yellow"]["trophies"] = ["blue"] * 10
     rng = random.Random(seed)
     while not engine.is_over(s):
         s = engine.apply(s, rng.choice(engine.legal_moves(s)))
@@ -250,3 +270,55 @@ def test_random_game_ends_after_round_21(engine):
     if s["cities"]["naples"]["controller"] != "blue":
         assert s["year"] == 21
     assert set(engine.scores(s)) == {"blue", "yellow"}
+
+
+# ------------------------------------------------------------------ stances: the zone, and nothing else
+ZONES = {"france_alliance": "blue", "france_favorable": "blue", "neutral_zone": None,
+         "naples_favorable": "yellow", "naples_alliance": "yellow"}
+
+
+@pytest.mark.parametrize("space", range(13))
+def test_stance_follows_the_zone_of_every_space(engine, pack, space):
+    """On every space of Rome's track, the stance toward each player is what the marker's zone
+    says (tracks.patch.yaml): Favorable to the player whose end holds it, Hostile to the other,
+    Neutral to both in the Neutral zone."""
+    s = engine.new_game(2, seed=1)
+    s["tracks"]["influence_rome"]["pos"]["rome_influence"] = space
+    rt = engine.runtime(s)
+    zones = {z["id"]: (z["from"], z["to"]) for z in pack.data["tracks"].data["tracks"]["influence_rome"]["zones"]}
+    zone = next(z for z, (lo, hi) in zones.items() if lo <= space <= hi)
+    leaning = ZONES[zone]
+    for p in ("blue", "yellow"):
+        want = "neutral" if leaning is None else "favorable" if leaning == p else "hostile"
+        assert rt.formula("stance", ["white", p], {}, {}) == want, (space, zone, p)
+
+
+def test_alliance_only_from_the_players_alliance_zone_without_an_opposing_agent(engine):
+    s = engine.new_game(2, seed=1)
+    rt = engine.runtime(s)
+    assert rt.formula("may_conclude_alliance", ["green", "yellow"], {}, {}) is True
+    assert rt.formula("may_conclude_alliance", ["green", "blue"], {}, {}) is False
+    assert rt.formula("may_conclude_alliance", ["red", "blue"], {}, {}) is False    # Favorable, not Alliance
+    s["p"]["green"]["envoy"] = "blue"
+    assert engine.runtime(s).formula("may_conclude_alliance", ["green", "yellow"], {}, {}) is False
+
+
+# ------------------------------------------------------------------ the command line
+def test_play_needs_no_player_count(capsys):
+    """The pack says it is for 2 players: `rulespec play wars_of_italy` seats France and Naples."""
+    assert cli_main(["play", "wars_of_italy", "--seed", "3", "--bots", "random"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"Final scores after \d+ moves, Round \d+", out)
+    assert re.search(r"winner\(s\): (blue|yellow)", out)
+
+
+# ------------------------------------------------------------------ no variant in the interpreter
+def test_the_interpreter_names_no_part_of_the_variant():
+    """Major Cities, Influence, stances and postures are pack data: no Python module of the
+    interpreter names them (Rome is also a City of the base game: it is not searched)."""
+    from pathlib import Path
+    words = re.compile(r"\b(influence|stances?|postures?|major[ _]cit(y|ies)|wars[ _]of[ _]italy|florence|venice)\b", re.I)
+    root = Path(__file__).parent.parent / "interpreter"
+    hits = [f"{p.name}:{n}" for p in root.rglob("*.py")
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if words.search(line)]
+    assert not hits, hits
