@@ -414,3 +414,35 @@ def test_an_unreachable_dask_scheduler_is_a_usage_error(monkeypatch):
     with pytest.raises(RulespecError, match="cannot reach the Dask scheduler") as e:
         run(DICE, 3, 1, "random", dask="tcp://127.0.0.1:1")
     assert e.value.code == "RS030"
+
+
+def test_each_plot_is_a_png_with_axes_a_title_and_labelled_data(tmp_path, make_pack, monkeypatch):
+    """Issue 20: every plot file is a PNG whose figure has axes, a title, and data with labels
+    (axis labels, tick labels or a legend): the figures are caught as they are saved."""
+    extra("matplotlib")
+    from rulespec import plots
+    caught = []
+    real_save = plots._save
+
+    def catch(fig, path):
+        caught.append((path, fig))
+        return real_save(fig, path)
+
+    monkeypatch.setattr(plots, "_save", catch)
+    same = overlay(make_pack, "sim_dice_plots")
+    assert main(["compare", DICE, same, "--players", "3", "--games", "3", "--quiet", "--out", str(tmp_path)]) == 0
+    assert {p.name for p, _ in caught} == {"win_rates.png", "scores.png", "length.png", "events.png",
+                                          "differences.png"}
+    for path, fig in caught:
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
+        axes = [ax for ax in fig.get_axes() if ax.get_visible()]
+        assert axes, f"{path.name}: no axes"
+        titles = [fig._suptitle.get_text() if fig._suptitle else ""] + [ax.get_title() for ax in axes]
+        assert any(t.strip() for t in titles), f"{path.name}: no title"
+        drawn = [ax for ax in axes if ax.patches or ax.lines or ax.collections or ax.containers]
+        assert drawn, f"{path.name}: no data drawn"
+        for ax in drawn:
+            labels = [ax.get_xlabel(), ax.get_ylabel()] + [t.get_text() for t in ax.get_xticklabels()] \
+                + [t.get_text() for t in ax.get_yticklabels()]
+            legend = ax.get_legend()
+            assert any(s.strip() for s in labels) or legend is not None, f"{path.name}: data without labels"
