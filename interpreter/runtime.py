@@ -1065,9 +1065,6 @@ class Runtime(PalaceMixin, FightMixin):
         (`settle_gains`, and at the start and end of every phase): purchases are simultaneous."""
         self.state.setdefault("fresh", []).append(inst)
 
-    def v_settle_gains(self, env, args, kw, span):
-        self.state["fresh"] = []
-
     def v_waste_leftover(self, env, args, kw, span):
         """The symbols the player tapped beyond a cost and has not used yet go to waste (the
         pack says where: e.g. at the end of each Winter step). Until then they pay the next
