@@ -1,17 +1,16 @@
-"""Where a card sits in a Palace, and moving cards between its places (Runtime mixin).
+"""Where a card sits in a Palace (Runtime mixin).
 
 The Rooms, the Action marker, Trophies and Alliances are pack code (content/base_3to5/rules/
 palace.rules, alliances.rules, war.rules) over records of lists (interpreter/world_store.py:
-`red.room2` is index 2 of red's Rooms); so are `move_card` and `discard`. What is left here is
-`put_on_court` for `take_card` (world-model stage 6, docs/design/world-model-plan.md), and a
-Room's printed Action and arrow, read from the
+`red.room2` is index 2 of red's Rooms); so are the card moves `take_card`, `move_card` and
+`discard` (world-model stage 6, docs/design/world-model-plan.md). What is left here is finding
+where a card is, and a Room's printed Action and arrow, read from the
 Palace catalogue until catalogue data is readable from the pack (stage 18b).
 """
 from __future__ import annotations
 
 from . import world_store
 from .state import type_of
-from .vm import Abort
 
 
 class PalaceMixin:
@@ -78,17 +77,6 @@ class PalaceMixin:
         return type_of(x)
 
     a_tile_id = a_card_id
-
-    def put_on_court(self, p, x, side, exhausted=False):
-        """Onto an empty open space of that edge, a printed one first (an extra, shaded space
-        is used only when the printed ones are full)."""
-        pl = self.P(p)
-        spaces = sorted((s for s in pl["court"] if s["open"] and s["card"] is None and (side is None or s["side"] == side)),
-                        key=lambda s: bool(s.get("shaded")))
-        if not spaces:
-            raise Abort(f"no empty Cortigiano space on the {side or 'any'} edge")
-        spaces[0]["card"], spaces[0]["exhausted"] = x, exhausted
-        self.update_cortigiano_spaces(p)
 
     def v_use_bottom(self, env, args, kw, span):
         p, place, d = self.locate(args[0])

@@ -1086,37 +1086,6 @@ class Runtime(PalaceMixin, FightMixin):
                 return t
         return None
 
-    def v_take_card(self, env, args, kw, span):
-        x = args[0]
-        p = kw.get("player", env.get("player"))
-        pl = self.P(p)
-        t = type_of(x)
-        sup = self.state["supply"]
-        inst = None
-        if t in sup["notables"] and sup["notables"][t]:
-            inst = x if x in sup["notables"][t] else sup["notables"][t][0]
-            sup["notables"][t].remove(inst)
-        elif x in sup["bonuses"]:
-            inst = x
-            sup["bonuses"].remove(x)
-        elif x in sup["indulgences"]:
-            inst = x
-            sup["indulgences"].remove(x)
-        if inst is None:
-            raise Abort(f"no {t} left to take", span)
-        item = self.item(inst)
-        placement = kw.get("side") or item.get("placement") or "cortigiano"
-        if placement == "outside":
-            pl["outside"].append(inst)
-        elif placement == "domain" or self.is_tile(inst):
-            pl["tiles"].append({"id": inst, "exhausted": False})
-        else:
-            self.put_on_court(p, inst, placement if placement in ("left", "right") else None)
-        self._fresh(inst)
-        if item.get("agent") and "gain" in self.rs.procedures:      # gain(agent): pieces.rules
-            vm.run_now(self, *self.call(self.rs.procedures["gain"], env, ["agent", 1], {"player": p}))
-        self.update_cortigiano_spaces(p)
-
     def _space_capacity(self, p):
         pl = self.P(p)
         pal = self._palace(p)
