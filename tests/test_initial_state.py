@@ -17,15 +17,15 @@ import initial_state_hashes  # noqa: E402
 
 BEFORE = {
     'base_3to5:red,yellow,green:0': '927b6da7e53f00746c55c440eab99b165975b2837a1d5e1fede52f30efe4f3ef',
-    'new_game base_3to5:red,yellow,green:0': 'd97d2b7c0941cb8ec180e84fc61394703711cea383ad8bc9e9d9c2e86c0759a9',
+    'new_game base_3to5:red,yellow,green:0': '0cf08637ba57ffa516614a5b9847659ebdcf6c2b07769eb206145b958f58df12',
     'base_3to5:red,yellow,green,blue:0': 'd8f3ae3a8f63de55f0a6c48e93931877d548597b45b99ca4036c929810777429',
-    'new_game base_3to5:red,yellow,green,blue:0': '660cdc07646798deba0af017ac0581b50cf435956ec9e7ee412efa82dd08a072',
+    'new_game base_3to5:red,yellow,green,blue:0': '753b1b400a14299ca4c767d8570ded50249a93c66d0079b3d75c4b587286fa84',
     'base_3to5:red,yellow,green,blue,white:0': '8e2b49fcad5f613489106f674a0e363e2b763090c0e3a8adbdcb5c8c9cce979d',
-    'new_game base_3to5:red,yellow,green,blue,white:0': 'c612ad6071dd5dda59c3be45e18d02195133fe5664241b00839a0dea8fb844c1',
+    'new_game base_3to5:red,yellow,green,blue,white:0': 'bf6f8f070590310c37fdd777a06990b93485f3bae0e42bad1043fc36da77e241',
     'base_3to5:white,blue,green,yellow,red:7': 'ad88466024929b94da3afe9894caadfe174e91c6643e989e679057c5e60e8b31',
-    'new_game base_3to5:white,blue,green,yellow,red:7': 'c90912c8775ec08539afc1284ce820cf9ac0460c360685d77f423a257269fd51',
+    'new_game base_3to5:white,blue,green,yellow,red:7': '57b3865d66d5c28629133fc05dc25755df5c34ebcfe71d0a0862aac97686c8cc',
     'wars_of_italy:setup:0': '0633b09043bff510569d7b0a44face763a236010f4259a63afe0666971dc8d3e',
-    'new_game wars_of_italy:setup:0': 'b9bb3f518942dfab522ecb9ca8c929183e8acbea12949a9485533fa79af950f7',
+    'new_game wars_of_italy:setup:0': '98dcc4a8d28826f137ca5114e09747e552c03bca8a53cfca2f20c6372a23a4b5',
 }
 
 
