@@ -1,18 +1,16 @@
-"""Where a card sits in a Palace, and moving cards between its places (Runtime mixin).
+"""Where a card sits in a Palace (Runtime mixin).
 
 The Rooms, the Action marker, Trophies and Alliances are pack code (content/base_3to5/rules/
 palace.rules, alliances.rules, war.rules) over records of lists (interpreter/world_store.py:
-`red.room2` is index 2 of red's Rooms). What is left here is the card moves of world-model
-stage 6 (docs/design/world-model-plan.md), and a Room's printed Action and arrow, read from the
+`red.room2` is index 2 of red's Rooms); so are the card moves `take_card`, `move_card` and
+`discard` (world-model stage 6, docs/design/world-model-plan.md). What is left here is finding
+where a card is, and a Room's printed Action and arrow, read from the
 Palace catalogue until catalogue data is readable from the pack (stage 18b).
 """
 from __future__ import annotations
 
 from . import world_store
 from .state import type_of
-from .vm import Abort
-
-SIDES = ("left", "right")
 
 
 class PalaceMixin:
@@ -79,51 +77,6 @@ class PalaceMixin:
         return type_of(x)
 
     a_tile_id = a_card_id
-
-    def _take_out(self, x):
-        p, place, d = self.locate(x)
-        if p is None:
-            raise Abort(f"{x} is not in a Palace")
-        pl = self.P(p)
-        exhausted = False
-        if place in SIDES:
-            exhausted = d["exhausted"]
-            d["card"], d["exhausted"] = None, False
-        elif place == "action":
-            pl["rooms"][d]["card"] = None
-        elif place == "improvement":
-            pl["rooms"][d]["impr"] = None
-        elif place == "outside":
-            pl["outside"].remove(x)
-        elif place == "unplaced":
-            pl["unplaced"].remove(x)
-        if place in SIDES:
-            self.update_cortigiano_spaces(p)       # an extra space emptied: open or closed by the capacity
-        return p, exhausted
-
-    def put_on_court(self, p, x, side, exhausted=False):
-        """Onto an empty open space of that edge, a printed one first (an extra, shaded space
-        is used only when the printed ones are full)."""
-        pl = self.P(p)
-        spaces = sorted((s for s in pl["court"] if s["open"] and s["card"] is None and (side is None or s["side"] == side)),
-                        key=lambda s: bool(s.get("shaded")))
-        if not spaces:
-            raise Abort(f"no empty Cortigiano space on the {side or 'any'} edge")
-        spaces[0]["card"], spaces[0]["exhausted"] = x, exhausted
-        self.update_cortigiano_spaces(p)
-
-    def v_move_card(self, env, args, kw, span):
-        x, to = args[0], args[1]
-        p, exhausted = self._take_out(x)
-        if to in SIDES:
-            self.put_on_court(p, x, to, exhausted)
-            return
-        q, i, r = self.parse_room(to)
-        slot = kw.get("slot", "action")
-        key = "card" if slot == "action" else "impr"
-        if r[key] is not None:
-            raise Abort(f"that Room already has an {'Action card' if key == 'card' else 'Improvement'}", span)
-        r[key] = x
 
     def v_use_bottom(self, env, args, kw, span):
         p, place, d = self.locate(args[0])

@@ -1065,9 +1065,6 @@ class Runtime(PalaceMixin, FightMixin):
         (`settle_gains`, and at the start and end of every phase): purchases are simultaneous."""
         self.state.setdefault("fresh", []).append(inst)
 
-    def v_settle_gains(self, env, args, kw, span):
-        self.state["fresh"] = []
-
     def v_waste_leftover(self, env, args, kw, span):
         """The symbols the player tapped beyond a cost and has not used yet go to waste (the
         pack says where: e.g. at the end of each Winter step). Until then they pay the next
@@ -1089,37 +1086,6 @@ class Runtime(PalaceMixin, FightMixin):
                 return t
         return None
 
-    def v_take_card(self, env, args, kw, span):
-        x = args[0]
-        p = kw.get("player", env.get("player"))
-        pl = self.P(p)
-        t = type_of(x)
-        sup = self.state["supply"]
-        inst = None
-        if t in sup["notables"] and sup["notables"][t]:
-            inst = x if x in sup["notables"][t] else sup["notables"][t][0]
-            sup["notables"][t].remove(inst)
-        elif x in sup["bonuses"]:
-            inst = x
-            sup["bonuses"].remove(x)
-        elif x in sup["indulgences"]:
-            inst = x
-            sup["indulgences"].remove(x)
-        if inst is None:
-            raise Abort(f"no {t} left to take", span)
-        item = self.item(inst)
-        placement = kw.get("side") or item.get("placement") or "cortigiano"
-        if placement == "outside":
-            pl["outside"].append(inst)
-        elif placement == "domain" or self.is_tile(inst):
-            pl["tiles"].append({"id": inst, "exhausted": False})
-        else:
-            self.put_on_court(p, inst, placement if placement in ("left", "right") else None)
-        self._fresh(inst)
-        if item.get("agent") and "gain" in self.rs.procedures:      # gain(agent): pieces.rules
-            vm.run_now(self, *self.call(self.rs.procedures["gain"], env, ["agent", 1], {"player": p}))
-        self.update_cortigiano_spaces(p)
-
     def _space_capacity(self, p):
         pl = self.P(p)
         pal = self._palace(p)
@@ -1131,43 +1097,11 @@ class Runtime(PalaceMixin, FightMixin):
         return min(pal["max"] if pal else 6, base + extra)
 
     def update_cortigiano_spaces(self, p):
-        """Match the shaded Cortigiano spaces to the capacity. The extra spaces "are not 'set in
-        stone'": while the player is entitled to more cards than the printed spaces and the
-        occupied shaded ones hold, every empty shaded space is open (on either edge, so the next
-        card may go to the edge the player likes); otherwise the empty shaded spaces close. A
-        space holding a card stays open: when the capacity drops, the rules have the player move
-        or discard that card (war.rules shed_cortigiano_cards)."""
-        shaded = [s for s in self.P(p)["court"] if s.get("shaded")]
-        room_left = sum(1 for s in shaded if s["card"] is not None) < self.a_player_extra_spaces(p)
-        for s in shaded:
-            s["open"] = s["card"] is not None or room_left
-
-    def v_discard(self, env, args, kw, span):
-        p = kw.get("player", env.get("player"))
-        self._discard(p, args[0])
-
-    def _discard(self, p, x):
-        pl = self.P(p)
-        found = False
-        for s in pl["court"]:
-            if s["card"] == x:
-                s["card"], s["exhausted"], found = None, False, True
-        for r in pl["rooms"]:
-            for k in ("card", "impr"):
-                if r[k] == x:
-                    r[k], found = None, True
-            if r["indulgence"] == x:
-                r["indulgence"], found = None, True
-        if not found:
-            raise Abort(f"{p} has no card {x}")
-        self.update_cortigiano_spaces(p)
-        t = type_of(x)
-        item = self.item(x)
-        if item.get("type") == "notable" and t in self.state["supply"]["notables"]:
-            self.state["supply"]["notables"][t].append(x)
-            self.state["supply"]["notables"][t].sort()
-        elif item.get("type") == "indulgence":
-            self.state["supply"]["indulgences"].append(x)
+        """Run the pack's `update_cortigiano_spaces` for `p` (palace.rules), where the engine's
+        own card and tile moves change what a player is entitled to."""
+        proc = self.rs.procedures.get("update_cortigiano_spaces")
+        if proc is not None:
+            vm.run_now(self, *self.call(proc, {"player": p}, [p], {}))
 
     def v_advance(self, env, args, kw, span):
         track, n = args[0], int(args[1] if len(args) > 1 else 1)

@@ -114,6 +114,19 @@ def refresh(engine, state):
     vm.run(rt)
 
 
+def _run_procedure(rt, name: str, p, *args):
+    """Run the pack's procedure `name` for player `p` at once, as the rules would call it; a
+    refusal (Abort) leaves the VM's frames and pending decision as they were."""
+    v = rt.state["vm"]
+    frames, pending = len(v["frames"]), v["pending"]
+    try:
+        vm.run_now(rt, *rt.call(rt.rs.procedures[name], {"player": p}, list(args), {}))
+    except vm.Abort:
+        del v["frames"][frames:]
+        v["pending"] = pending
+        raise
+
+
 def give(engine, state, spec: dict, doc=None):
     """Give players cards/tiles from the supply, as the rules would (Cortigiano space or
     Domain, extra Agents): {red: [ambassador, ambassador, duchy_red]}."""
@@ -124,7 +137,7 @@ def give(engine, state, spec: dict, doc=None):
                 if t in engine.rs.tiles or rt.is_tile(t):
                     rt.v_take_tile({"player": p}, [t], {"player": p, "run_on_gain": False}, Span("<scenario>"))
                 else:
-                    rt.v_take_card({"player": p}, [t], {"player": p}, Span("<scenario>"))
+                    _run_procedure(rt, "take_card", p, t)
             except vm.Abort as e:
                 sp = doc.span(("give", p)) if doc else Span("<scenario>")
                 raise RulespecError(Diagnostic("RS403", f"cannot give {t} to {p}: {e.reason}", sp, "")) from None

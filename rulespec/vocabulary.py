@@ -129,8 +129,6 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
 # Verbs: statements that change the state. Each is one primitive implemented in Python.
 VERBS: dict[str, Sig] = {
     "take_tile": Sig(("any", "str"), "none", "take a tile into the Domain, on the given side", 1),
-    "take_card": Sig(("any",), "none", "take a card onto an empty Cortigiano space"),
-    "discard": Sig(("any",), "none", "discard a card (Notables go back to the display)"),
     "advance": Sig(("track", "number"), "none", "move the player's disc along a track", 1),
     "move_along": Sig(("track", "number"), "none", "move a shared marker n spaces along its track, back when n < 0, stopping at either end: move_along(t, -2, marker: m)"),
     "take_war_token": Sig(("number",), "none", "take +1 War Bonus tokens from the supply", 1),
@@ -141,9 +139,7 @@ VERBS: dict[str, Sig] = {
     "log": Sig(("*any",), "none", "write a line to the game account: log(\"Siege:\", attack, \"against\", defence)"),
     "event": Sig(("event",), "none", "record a structured event in the game log: event(card_gained, side: player, card: c), with the keys its `event` declaration lists"),
     "mark": Sig(("any", "str"), "none", "set a flag on a thing until the end of the phase"),
-    "settle_gains": Sig((), "none", "cards and tiles gained so far may pay from now on (until then a gain cannot pay: purchases are simultaneous); phases settle at their start and end"),
     "waste_leftover": Sig((), "none", "the symbols tapped beyond a cost and not used yet are lost (until then they pay the next costs of the same Action, or outside Actions of the same phase)"),
-    "move_card": Sig(("any", "any"), "none", "move a card to a Cortigiano edge ('left'/'right') or a Room (slot: action|improvement)"),
     "move": Sig(("any", "any"), "none", "move a thing to a zone (`display`, `player.outside`, `stack[0]`: on top), a field that holds a thing (`room.action_card`) or none; entry fields by name: move(t, player.tiles, exhausted: true)"),
     "use_bottom": Sig(("any",), "none", "the card's bottom can pay nothing else in this action"),
     "play_phase": Sig(("phase",), "none", "play a phase: before, each player in turn order, after; then end conditions"),
