@@ -204,6 +204,7 @@ class Compiler:
                 return py, scope[n] or "any"
             return f"{env}[{n!r}]", scope[n] or "any"
         n = NAME_SPELLINGS.get(n, n)
+        env = self._pyvars.get(None, env)
         if n in GLOBALS:
             if n == "player":
                 return f"{env}.get('player')", "player"
@@ -392,9 +393,13 @@ class Compiler:
             it, itype = self._src(e.iter, scope, "env")     # in the generated function's terms
             inner = dict(scope)
             inner[e.var] = itype[4:] if itype.startswith("set:") else "any"
-            # the loop variable is read as the Python local `_it` where this function's own code
-            # reads it (not in the generated functions it calls: they get `local`)
-            self._pyvars = {e.var: "_it"}
+            # In this function's own code `local` is `env` plus the loop variable: the variable
+            # is read as the Python local `_it`, the others from `env` (None: what to read the
+            # globals from). The generated functions it calls get `local`.
+            self._pyvars = {n: f"env[{n!r}]" for n in scope}
+            self._pyvars[e.var] = "_it"
+            if e.var not in ("player", "action", "self"):    # what calls read from the variables
+                self._pyvars[None] = "env"
             elem, etype = self._src(e.elem, inner, "local")
             cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
         finally:
