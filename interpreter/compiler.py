@@ -110,6 +110,7 @@ class Compiler:
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
         self._tmps = 0
         self._depth = 0         # of the expression being compiled, within its generated function
+        self._pyvars: dict = {}             # rules variable -> Python local, in a comprehension's own code
 
     def fail(self, msg, span):
         raise RulespecError(Diagnostic("RS106", msg, span, "run `rulespec validate` for details"))
@@ -121,9 +122,13 @@ class Compiler:
 
     def expr(self, e, scope: dict):
         """-> (callable f(rt, env), static type)"""
-        with limits.deep_recursion():       # a few Python frames per level of the rules
-            src, t = self._src(e, scope, "env")
-            return self._compile(f"lambda rt, env: {src}"), t
+        saved, self._pyvars = self._pyvars, {}
+        try:
+            with limits.deep_recursion():       # a few Python frames per level of the rules
+                src, t = self._src(e, scope, "env")
+                return self._compile(f"lambda rt, env: {src}"), t
+        finally:
+            self._pyvars = saved
 
     def fn(self, e, scope):
         return self.expr(e, scope)[0]
@@ -167,10 +172,11 @@ class Compiler:
         generated Python never nests deeper than CHUNK_DEPTH levels of the rules (Python
         refuses more than 200 nested parentheses; a sum of 70 terms would need them)."""
         saved, self._depth = self._depth, 0
+        saved_vars, self._pyvars = self._pyvars, {}
         try:
             src, t = self._src(e, scope, "env")
         finally:
-            self._depth = saved
+            self._depth, self._pyvars = saved, saved_vars
         name = self._const(None)
         self._exec(f"def {name}(rt, env):\n    return {src}\n", "expression")
         return f"{name}(rt, {env})", t
@@ -193,8 +199,12 @@ class Compiler:
     def c_Name(self, e, scope, env):
         n = e.id
         if n in scope:
+            py = self._pyvars.get(n)
+            if py is not None:          # a comprehension's variable, a Python local there
+                return py, scope[n] or "any"
             return f"{env}[{n!r}]", scope[n] or "any"
         n = NAME_SPELLINGS.get(n, n)
+        env = self._pyvars.get(None, env)
         if n in GLOBALS:
             if n == "player":
                 return f"{env}.get('player')", "player"
@@ -377,20 +387,34 @@ class Compiler:
         return f"[{', '.join(i[0] for i in items)}]", "set:" + (types.pop() if len(types) == 1 else "any")
 
     def c_Comprehension(self, e, scope, env):
-        it, itype = self._src(e.iter, scope, "env")     # in the generated function's terms
-        inner = dict(scope)
-        inner[e.var] = itype[4:] if itype.startswith("set:") else "any"
-        elem, etype = self._src(e.elem, inner, "local")
-        cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
+        saved = self._pyvars
+        try:
+            self._pyvars = {}
+            it, itype = self._src(e.iter, scope, "env")     # in the generated function's terms
+            inner = dict(scope)
+            inner[e.var] = itype[4:] if itype.startswith("set:") else "any"
+            # In this function's own code `local` is `env` plus the loop variable: the variable
+            # is read as the Python local `_it`, the others from `env` (None: what to read the
+            # globals from). The generated functions it calls get `local`.
+            self._pyvars = {n: f"env[{n!r}]" for n in scope}
+            self._pyvars[e.var] = "_it"
+            if e.var not in ("player", "action", "self"):    # what calls read from the variables
+                self._pyvars[None] = "env"
+            elem, etype = self._src(e.elem, inner, "local")
+            cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
+        finally:
+            self._pyvars = saved
         name = self._const(None)
         span = self._const(e.span)
+        # `local` (the variables in scope) is only built when the code reads it
+        uses_local = "local" in elem or "local" in cond
         code = (f"def {name}(rt, env):\n"
                 f"    out = []\n"
-                f"    local = dict(env)\n"
+                + (f"    local = dict(env)\n" if uses_local else "") +
                 f"    items = {it} or ()\n"
                 f"    rt.spend(len(items), {span})\n"     # the work budget (limits.WORK_BUDGET)
-                f"    for x in items:\n"
-                f"        local[{e.var!r}] = x\n"
+                f"    for _it in items:\n"
+                + (f"        local[{e.var!r}] = _it\n" if uses_local else "") +
                 f"        if {cond}:\n"
                 f"            out.append({elem})\n"
                 f"    return out\n")

@@ -101,6 +101,7 @@ class Ruleset:
     method_types: dict = field(default_factory=dict)   # (type, name) -> type of a method formula
     decl_fns: dict = field(default_factory=dict)       # (kind, id, field) -> compiled field (decl_fn)
     ref_cache: dict = field(default_factory=dict)      # text -> what it refers to (world_store.parse_ref)
+    attr_routes: dict = field(default_factory=dict)    # (Runtime class, type, name) -> Runtime.attr's route
 
     # ------------------------------------------------------------ building
     @classmethod

@@ -27,6 +27,10 @@ _ATTR_METHODS: dict = {}
 CALLER = "_caller"
 
 
+_MAX_FORMULA_DEPTH = limits.MAX_FORMULA_DEPTH
+_RECORD_AT_TYPES = ("room", "space")     # attr reads their fields from Runtime._record_at
+
+
 def _attr_method(cls, t, name):
     """The `a_TYPE_NAME` method of a Runtime class, or None (memoised: `attr` runs for every
     attribute of a value typed `any`; a failed getattr costs an exception each time)."""
@@ -289,6 +293,13 @@ class Runtime(PalaceMixin, FightMixin):
         """The runtime type of a value (for attributes on values typed `any`)."""
         if not isinstance(obj, str):
             return None
+        memo = self.memo
+        if memo is not None and self.read_log is None:      # memoised's common case, inline
+            key = ("type", obj)
+            t = memo.get(key, self._UNSET)
+            if t is self._UNSET:
+                t = memo[key] = self._type_name(obj)
+            return t
         return self.memoised(("type", obj), self._type_name, obj)
 
     def _type_name(self, obj) -> str | None:
@@ -319,15 +330,18 @@ class Runtime(PalaceMixin, FightMixin):
             inst_vars = self.state.get("vars", {}).get(obj)
             if inst_vars and name in inst_vars:
                 return inst_vars[name]
-            m = _attr_method(type(self), t, name)
-            if m is not None:
-                return m(self, obj)
-            slot = self.rs.slots.get((t, name), self._UNSET)
-            if slot is self._UNSET:
-                slot = self.rs.slot(t, name)
-            if slot is not None:
-                return world_store.get(self, slot, obj)
-            if t in ("room", "space"):
+            key = (type(self), t, name)
+            route = self.rs.attr_routes.get(key)
+            if route is None:
+                route = self.rs.attr_routes[key] = self._attr_route(t, name)
+            how, x = route
+            if how == "method":
+                return x(self, obj)
+            if how == "slot":
+                return world_store.get(self, x, obj)
+            if how == "field":
+                return self.field_of(obj, name, env)
+            if t in _RECORD_AT_TYPES:
                 rec = self._record_at(obj, False)
                 if rec is not None and name in rec:
                     return rec[name]
@@ -339,6 +353,24 @@ class Runtime(PalaceMixin, FightMixin):
             if zr is not None:          # a zone it owns (x.tiles): the things in it
                 return world_store.zone_things(self, zr, obj)
         return self.field_of(obj, name, env)
+
+    def _attr_route(self, t, name) -> tuple:
+        """How `attr` reads `name` of a value of type `t`, as far as the ruleset alone decides
+        it (remembered per ruleset: the same checks in the same order, once): an `a_T_N`
+        method, a declared field's slot, straight to `field_of`, or 'rest' (the checks that
+        depend on the value)."""
+        m = _attr_method(type(self), t, name)
+        if m is not None:
+            return "method", m
+        slot = self.rs.slots.get((t, name), self._UNSET)
+        if slot is self._UNSET:
+            slot = self.rs.slot(t, name)
+        if slot is not None:
+            return "slot", slot
+        if t in _RECORD_AT_TYPES or (name == "index" and t in self.rs.record_lists) \
+                or (t, name) in self.rs.method_types or self.rs.zone_slot(t, name) is not None:
+            return "rest", None
+        return "field", None
 
     def _record_at(self, ref, create: bool):
         """The stored record a reference to a place names: a Room of a Palace ("red.room2") or
@@ -441,19 +473,20 @@ class Runtime(PalaceMixin, FightMixin):
     def formula(self, name, args, kwargs, env):
         f = self.rs.formulas[name]
         self.work -= 1
-        if self.work < 0 or self.formula_depth >= limits.MAX_FORMULA_DEPTH:
+        depth = self.formula_depth
+        if self.work < 0 or depth >= _MAX_FORMULA_DEPTH:
             self._formula_limit(name)
         local = {"player": env.get("player"), "action": env.get("action")}
-        params = f["params"]
-        if kwargs or len(args) != len(params):
-            self._bind(params, args, kwargs, local)
-        else:                       # every parameter given by position: the common call
-            local.update(zip(f["names"], args))
-        self.formula_depth += 1
+        names = f["names"]
+        if kwargs or len(args) != len(names):
+            self._bind(f["params"], args, kwargs, local)
+        elif names:                 # every parameter given by position: the common call
+            local.update(zip(names, args))
+        self.formula_depth = depth + 1
         try:
             return f["value"](self, local)
         finally:
-            self.formula_depth -= 1
+            self.formula_depth = depth
 
     def method(self, name, obj, env):
         """`obj.name` for a method formula name(obj: KIND): memoised while a read-only window is

@@ -128,6 +128,25 @@ def the_ref(rt, x, kind: str = "") -> tuple:
     return got
 
 
+def _ref_record(rt, x, kind: str):
+    """the_ref(rt, x, kind)[3] without building the tuple: a field read of a record of a list
+    (`s.open` for a Cortigiano space) is among the commonest reads. The same state reads as
+    parse_ref, so the constraint checker notes the same keys."""
+    try:
+        where = rt.rs.ref_cache[x]
+    except (KeyError, TypeError):
+        return the_ref(rt, x, kind)[3]
+    if where is None or (kind and where[0] != kind):
+        return the_ref(rt, x, kind)[3]      # Abort: not a ref of that kind
+    _, owner, i, store, key = where
+    rec = rt.state[store].get(owner)
+    if rec is not None:
+        items = rec[key]
+        if i < len(items):
+            return items[i]
+    return the_ref(rt, x, kind)[3]
+
+
 def index_of(rt, x):
     """`x.index`: the position of a record in its list (none for none)."""
     return None if x is None else the_ref(rt, x)[2]
@@ -156,7 +175,14 @@ def record(rt, store: str, x, kind: str = "") -> dict:
 def get(rt, s: Slot, x):
     if x is None:
         return None
-    rec = the_ref(rt, x, s.kind)[3] if s.of_record else record(rt, s.store, x, s.kind)
+    if s.of_record:
+        rec = _ref_record(rt, x, s.kind)
+    elif s.store and type(x) is str:    # the common read: a stored record by its id
+        rec = rt.state[s.store].get(x)
+        if rec is None:
+            rec = record(rt, s.store, x, s.kind)
+    else:
+        rec = record(rt, s.store, x, s.kind)
     if s.home:
         return rec[s.home].get(s.key, s.default)
     v = rec.get(s.key, s.default) if s.sparse else rec[s.key]
