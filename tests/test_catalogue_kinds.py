@@ -81,9 +81,8 @@ def test_a_world_field_may_not_shadow_a_field_of_the_declarations(make_pack):
 
 def test_the_example_of_the_language_reference_validates(make_pack):
     """docs/language.md "Catalogue kinds": its example, as an overlay of the base pack."""
-    text = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
-    section = text[text.index("### Catalogue kinds"):]
-    example = re.search(r"```rules\n(.*?)```", section, re.S).group(1)
+    from doc_examples import rules_example
+    example = rules_example("### Catalogue kinds")
     folder = overlay(make_pack, example + "scoring omens { points: sum(o.power + o.charge for o in [ember, gale]) }\n")
     assert findings(folder) == []
     kinds = Checker(load_pack(folder, [PACKS])).kinds

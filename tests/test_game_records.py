@@ -134,12 +134,9 @@ def test_a_record_value_names_declared_fields(tmp_path, call, code, words):
 def test_the_language_docs_example_validates_as_an_overlay(make_pack):
     """docs/language.md, "The game's own fields and record values": its example is a valid
     overlay of the base pack."""
-    import re
-    from pathlib import Path
+    from doc_examples import rules_example
     from validator.static import validate_pack
-    text = (Path(__file__).resolve().parents[1] / "docs" / "language.md").read_text(encoding="utf-8")
-    section = text[text.index("**The game's own fields and record values.**"):]
-    example = re.search(r"```rules\n(.*?)```", section, re.S).group(1)
+    example = rules_example("**The game's own fields and record values.**")
     assert "record skirmish" in example and "@reports_caller" in example
     report = validate_pack(make_pack("skirmish", {
         "pack.yaml": "id: skirmish\nname: Skirmish\nversion: 0.1.0\nextends: base_3to5\n",

@@ -136,11 +136,8 @@ def test_world_declarations_are_not_values(base):
 def test_the_language_docs_example_is_a_valid_overlay(make_pack):
     """The example of docs/language.md "Declaring the world" validates as an overlay of the
     base pack (no error; its formula is unused, a warning)."""
-    import re
-    from pathlib import Path
-    text = (Path(__file__).resolve().parents[1] / "docs" / "language.md").read_text(encoding="utf-8")
-    section = text[text.index("### Declaring the world"):]
-    example = re.search(r"```rules\n(.*?)```", section, re.S).group(1)
+    from doc_examples import rules_example
+    example = rules_example("### Declaring the world")
     assert "kind castle" in example and "zone siege_engines" in example
     report = validate_pack(make_pack("castles", {
         "pack.yaml": "id: castles\nname: Castles\nversion: 0.1.0\nextends: base_3to5\n",
