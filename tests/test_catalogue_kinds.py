@@ -4,7 +4,6 @@ of the pack's `kind` declarations (content/base_3to5/rules/catalogue.rules), not
 declares a catalogue kind of its own the same way (tests/test_oracle_duel.py plays one)."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
