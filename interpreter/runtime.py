@@ -376,10 +376,9 @@ class Runtime(PalaceMixin, FightMixin):
         """The stored record a reference to a place names: a Room of a Palace ("red.room2") or
         a track space a piece may stand on (space(t, n), stored once something stands there:
         `create`); None for a reference to nothing stored (a read of a spot left empty)."""
-        if ".room" in ref:
-            owner, room = ref.split(".room", 1)
-            rooms = self.state["p"][owner]["rooms"] if owner in self.state["p"] else ()
-            return rooms[int(room)] if room.isdigit() and int(room) < len(rooms) else None
+        got = world_store.parse_ref(self, ref)      # a record of a list ("red.room2")
+        if got is not None:
+            return got[3]
         if ref.startswith("space:"):
             if not create:
                 try:
