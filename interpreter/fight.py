@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import payment
 
 ROLES = ("attack", "defence", "battle")
+_USABLE = "bonus_available"     # the pack's formula: may a held thing's bonus be used now
 
 
 class FightMixin:
@@ -20,7 +21,7 @@ class FightMixin:
         """(bonus id, source) pairs the player owns, whatever the fight."""
         pl = self.P(p)
         out = []
-        if pl["war_tokens"] > 0:
+        if pl.get("war_tokens", 0) > 0:
             out += [(b, "token") for b, wb in self.rs.war_bonuses.items() if wb["uses_tokens"]]
         for s in pl["court"]:
             if s["card"] and not s["exhausted"]:
@@ -30,11 +31,27 @@ class FightMixin:
         for t in pl["tiles"]:
             if not t["exhausted"]:
                 out += [(b, t["id"]) for b in self.item(t["id"]).get("war_bonus", [])]
-        for a, st in self.state["alliances"].items():
-            wb = self.rs.alliances[a].get("war_bonus")
-            if wb and st["holder"] == p and not st["used"] and st["agent"] in (None, p):
-                out.append((wb, a))
+        out += self._held_bonuses(p)
         return [(b, s) for b, s in out if b in self.rs.war_bonuses]
+
+    def _held_bonuses(self, p) -> list:
+        """(bonus id, thing) for the declared things of a catalogue kind with an owner field
+        (`kind alliance { owner: holder }`) that `p` holds, whose declaration gives a
+        `war_bonus`, while the pack's formula `bonus_available(thing)` holds (when it has one)."""
+        rs = self.rs
+        usable = _USABLE in rs.formulas
+        out = []
+        for kind in rs.world.kinds.values():
+            owner = kind.fields.get(kind.owner) if kind.owner and kind.store and kind.instances == "catalogue" else None
+            if owner is None:
+                continue
+            for x, rec in self.state.get(kind.store, {}).items():
+                if rec.get(owner.key) != p or x not in rs.things:
+                    continue
+                wb = rs.thing_field(x, "war_bonus")
+                if wb and (not usable or self.formula(_USABLE, [x], {}, {"player": p})):
+                    out.append((wb, x))
+        return out
 
     def f_war_bonuses(self, p, role):
         if p is None:

@@ -6,7 +6,9 @@ an `illegal:` or `not_legal:` move against what the pack declares. The pack's vo
 everything it writes down: declaration ids, every string of its YAML data (cities, colours...),
 every string and name of its rules (option labels, `left`/`right`...). Names built from these
 (`ambassador#2`, `red.room3`, `alliance.hre`, `room.card`, costs `1 crown + 2 ship`) are
-recognised by their shape (docs/scenarios.md, move notation).
+recognised by their shape (docs/scenarios.md, move notation), each of their parts a name of the
+pack: a record of a list (`OWNER.RECORDn`, interpreter/world_store.py) or a payment source's
+label (`SCOPE.NAME`).
 """
 from __future__ import annotations
 
@@ -16,10 +18,8 @@ import re
 from rulespec.ast import Option
 
 _INSTANCE = re.compile(r"^(?P<base>[A-Za-z_][\w]*)#\d+$")
-_ROOM = re.compile(r"^(?P<base>[A-Za-z_][\w]*)\.room\d+$")
+_RECORD = re.compile(r"^(?P<base>[A-Za-z_]\w*)\.(?P<rec>[A-Za-z_]+?)\d+$")
 _DOTTED = re.compile(r"^(?P<scope>[A-Za-z_]\w*)\.(?P<name>[A-Za-z_]\w*)$")
-# the payment's own names for the symbols of the Room being used (Runtime.symbol_sources)
-ROOM_SOURCES = {"room.card", "room.impr", "room.printed"}
 _NUMBER = re.compile(r"^-?\d+$")
 _COST_PART = re.compile(r"^(?P<n>\d+) (?P<sym>[A-Za-z_]\w*)$")
 
@@ -54,7 +54,7 @@ def _collect(names: set):
 def pack_names(pack) -> set:
     """Every name the pack writes down (see the module docstring); option labels are kept
     apart, as ("option", label), since any text of the rules could pass for a label."""
-    names: set = set(ROOM_SOURCES)
+    names: set = set()
     for (kind, id_), decl in pack.decls.items():
         names.add(str(id_))
         for (_, key) in decl.blocks:
@@ -87,12 +87,14 @@ def unknown_names(move: str, names: set) -> list:
 
 
 def _known(word: str, names: set) -> bool:
-    if word in names or _NUMBER.match(word):       # also room.card, room.impr, room.printed
+    if word in names or _NUMBER.match(word):
         return True
-    for pattern in (_INSTANCE, _ROOM):
-        m = pattern.match(word)
-        if m:
-            return m["base"] in names
+    m = _INSTANCE.match(word)
+    if m:
+        return m["base"] in names
+    m = _RECORD.match(word)
+    if m and m["base"] in names and m["rec"] in names:
+        return True
     m = _DOTTED.match(word)
     if m:                               # room.card, alliance.hre: both parts are the pack's
         return m["scope"] in names and m["name"] in names

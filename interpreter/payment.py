@@ -2,18 +2,21 @@
 
 A payment is the continuation `k` of a `pay` instruction (plain data):
   need:   the cost alternatives [{symbol: n}, ...]
-  (money is the pack's `storable` symbol, Ruleset.money: florins in Virtù)
-  pool:   symbols tapped so far; florins from other sources go straight to the treasury, florins
-          from the Room's own cards stay in the pool (their surplus is lost, rule option
-          `florin_surplus`: "lost" (EN, default) or "treasury" (FR))
+  (money is the pack's `storable` symbol, Ruleset.money, kept in the side field its `treasury:`
+  names: florins in Virtù)
+  pool:   symbols tapped so far; money from other sources goes straight to the treasury, money
+          from the first sources (the Room's own cards in Virtù) stays in the pool (its surplus
+          is lost unless the money symbol's `surplus_kept:` holds)
   tapped: source ids already used in this payment
 Each decision taps one source for one symbol type (the one-type-per-bottom rule): the
 player gets all the symbols of that type on the bottom. The payment completes as soon as
-one alternative is covered (florins come from the treasury). Only taps after which the cost
+one alternative is covered (money comes from the treasury). Only taps after which the cost
 can still be completed are offered, so a payment never strands a player.
 The Runtime supplies `payment_sources(player, env)` -> [(source_id, {symbol: n})] in rulebook
-order (Room cards first, then Cortigiano cards, Domain tiles, alliance bonuses) and
-`tap(player, source_id, symbol) -> n`, which flips/marks the source.
+order, `first_source(source_id)` (a source to use before the others: "first use the resources
+provided from the Action card and its Improvement, then supplement them"), the treasury
+(`treasury`, `withdraw`, `deposit`) and `tap(player, source_id, symbol) -> n`, which flips/marks
+the source.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from . import costs
 
 def start(rt, player, cost, env, span) -> dict:
     cost = costs.as_cost(cost)
-    ctx = {k: env[k] for k in ("room", "action") if k in env}
+    ctx = {"action": env["action"]} if "action" in env else {}
     # what the payment is for: the actions and procedures being run (an Alliance Bonus is
     # offered only where its `bonus_usable_in` says, inside or outside Actions)
     ctx["within"] = rt.running()
@@ -45,8 +48,8 @@ def leftover(rt, player, ctx) -> dict:
 
 
 def _keep_leftover(rt, k, alt):
-    """After a payment: what the pool holds beyond the alternative paid (florins excepted: they
-    went to the treasury, or are the Room cards' florin surplus, rule option florin_surplus)."""
+    """After a payment: what the pool holds beyond the alternative paid (money excepted: it
+    went to the treasury, or is the first sources' surplus, see `step`)."""
     rest = {s: n - alt.get(s, 0) for s, n in k["pool"].items() if s != rt.rs.money and n > alt.get(s, 0)}
     if rest:
         rt.state["leftover"] = {"player": k["player"], "action": k["ctx"].get("action"),
@@ -56,8 +59,8 @@ def _keep_leftover(rt, k, alt):
 
 
 def _have(rt, k, s) -> int:
-    """Symbols of type s available to this payment (florins: treasury + the Room cards' florins)."""
-    return k["pool"].get(s, 0) + (rt.florins(k["player"]) if s == rt.rs.money else 0)
+    """Symbols of type s available to this payment (money: the treasury + the first sources' money)."""
+    return k["pool"].get(s, 0) + (rt.treasury(k["player"]) if s == rt.rs.money else 0)
 
 
 def _covered(rt, k, alt) -> bool:
@@ -101,13 +104,13 @@ def step(rt, k) -> bool:
     """Complete the payment if an alternative is covered; True when paid."""
     for alt in k["need"]:
         if _covered(rt, k, alt):
-            f = alt.get(rt.rs.money, 0)
-            from_cards = min(f, k["pool"].get(rt.rs.money, 0))
-            if f - from_cards:
-                rt.spend_florins(k["player"], f - from_cards)
-            surplus = k["pool"].get(rt.rs.money, 0) - from_cards
-            if surplus and rt.opt("florin_surplus", "lost") == "treasury":
-                rt.P(k["player"])["florins"] += surplus
+            money = alt.get(rt.rs.money, 0)
+            from_pool = min(money, k["pool"].get(rt.rs.money, 0))
+            if money - from_pool:
+                rt.withdraw(k["player"], money - from_pool)
+            surplus = k["pool"].get(rt.rs.money, 0) - from_pool
+            if surplus and rt.surplus_kept(k["player"]):
+                rt.deposit(k["player"], surplus)
             k["paid"] = alt
             k["paid_total"] = costs.total(alt)
             rt.record_payment(k["player"], alt, k["ctx"])
@@ -141,10 +144,11 @@ def _taps(rt, k) -> list:
     # supplement them": while a Room card can still help, only Room cards may be tapped.
     missing = {s for alt in k["need"] for s, n in alt.items()
                if n > _have(rt, k, s)}
-    room_first = [(sid, sym) for sid, sym in srcs if sid.startswith("room.") and missing & set(sym)]
-    if room_first:
-        srcs = room_first + [x for x in srcs if not x[0].startswith("room.")]
-        return [t for t in _taps_of(rt, k, srcs) if t.split()[1].startswith("room.")] or _taps_of(rt, k, srcs)
+    first = rt.first_source
+    helping = [(sid, sym) for sid, sym in srcs if first(sid) and missing & set(sym)]
+    if helping:
+        srcs = helping + [x for x in srcs if not first(x[0])]
+        return [t for t in _taps_of(rt, k, srcs) if first(t.split()[1])] or _taps_of(rt, k, srcs)
     return _taps_of(rt, k, srcs)
 
 
@@ -181,7 +185,7 @@ def apply_option(rt, k, move: str):
     _, sid, s = parts
     n = rt.tap(k["player"], sid, s)
     k["tapped"].append(sid)
-    if s != rt.rs.money or sid.startswith("room."):
+    if s != rt.rs.money or rt.first_source(sid):
         k["pool"][s] = k["pool"].get(s, 0) + n
 
 
@@ -211,7 +215,7 @@ def virtual_sources(rt, player) -> list:
 
 
 def _sources_and_treasury(rt, player, ctx):
-    return rt.payment_sources(player, ctx) + virtual_sources(rt, player), rt.florins(player)
+    return rt.payment_sources(player, ctx) + virtual_sources(rt, player), rt.treasury(player)
 
 
 def _available(rt, player, ctx):

@@ -14,7 +14,7 @@ from rulespec.checker import Checker, param_types
 from rulespec.errors import Diagnostic, RulespecError, source_line_at
 from rulespec.pack import Decl, Pack
 from rulespec.prompts import literal_values
-from rulespec.world import GAME
+from rulespec.world import GAME, SIDE
 
 from . import costs, world_store
 from .compiler import Compiler, Program
@@ -123,14 +123,15 @@ class Ruleset:
         return rs
 
     def _setup_rules(self):
-        """The zones' `initial:` contents and the game's `prepare` block (interpreter/state.py),
-        compiled after everything else: their blocks come last, so the other blocks keep their
+        """The zones' `initial:` contents, the game's `prepare` block (interpreter/state.py) and
+        its `refresh` block (interpreter/scenario.py), compiled after everything else: their blocks come last, so the other blocks keep their
         numbers (a saved game's frames name blocks by number)."""
         for z in self.world.zones.values():
             initial = self.fn(z.decl, "initial") if z.decl is not None else None
             self.zones.append((z, world_store.zone_read(z), initial))
         d = self.game.get("decl")
         self.game["prepare"] = self.fn(d, "prepare") if d is not None else None
+        self.game["refresh"] = self.fn(d, "refresh") if d is not None else None
 
     def slot(self, type_name, name: str):
         """Where the declared field `name` of values of `type_name` (the checker's type: 'player',
@@ -277,11 +278,26 @@ class Ruleset:
     @cached_property
     def money(self) -> str:
         """The symbol kept in the treasury (`storable: true`, florins in Virtù): what payments
-        take from the treasury and what `gain`/`lose` add to it. A variant may rename it."""
-        return next((sid for sid, sym in self.symbols.items() if sym["storable"]), "florin")
+        take from the treasury and what `gain`/`lose` add to it. A variant may rename it; ''
+        when no symbol is storable (no treasury)."""
+        return next((sid for sid, sym in self.symbols.items() if sym["storable"]), "")
 
     def _k_symbol(self, d):
-        self.symbols[d.id] = {"storable": bool(self.static(d, "storable", False)), "name": d.title or d.id}
+        self.symbols[d.id] = {"storable": bool(self.static(d, "storable", False)), "name": d.title or d.id,
+                              "treasury": self.static(d, "treasury"), "surplus_kept": self.fn(d, "surplus_kept")}
+
+    @cached_property
+    def treasury_key(self) -> str:
+        """The stored key of the side field that keeps the money (the money symbol's
+        `treasury:`), '' when the pack keeps none."""
+        name = (self.symbols.get(self.money) or {}).get("treasury")
+        f = self.world.kinds[SIDE].fields.get(name) if name else None
+        return f.key if f is not None else ""
+
+    @cached_property
+    def surplus_kept(self):
+        """The money symbol's `surplus_kept:` (compiled), or None."""
+        return (self.symbols.get(self.money) or {}).get("surplus_kept")
 
     def _copies(self, d: Decl) -> int:
         """How many copies of a card or tile the box holds (limits.MAX_COPIES at most: each one
@@ -330,7 +346,7 @@ class Ruleset:
     def _k_war_bonus(self, d):
         self.war_bonuses[d.id] = {"id": d.id, "strength": self.fn(d, "strength"), "cost": self.fn(d, "cost"),
                                   "side": self.static(d, "side", "both"), "in_battles": bool(self.static(d, "in_battles", True)),
-                                  "flips": bool(self.static(d, "flips", False)), "once": self.static(d, "once", "per_siege"),
+                                  "flips": bool(self.static(d, "flips", False)), "once": self.static(d, "once"),
                                   "uses_tokens": bool(self.static(d, "uses_tokens", False)),
                                   "title": d.title or str(d.id), "decl": d}
 

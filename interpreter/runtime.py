@@ -29,6 +29,10 @@ CALLER = "_caller"
 
 _MAX_FORMULA_DEPTH = limits.MAX_FORMULA_DEPTH
 _RECORD_AT_TYPES = ("room", "space")     # attr reads their fields from Runtime._record_at
+# the label prefix of the payment sources of the Room being used (payment_sources): move texts
+# `tap room.card crown` (docs/design/world-model-plan.md §2.8, `first: true`, until stage 9's
+# `source` declarations give the labels)
+_HERE = "room."
 
 
 def _attr_method(cls, t, name):
@@ -198,9 +202,9 @@ class Runtime(PalaceMixin, FightMixin):
 
     def _player_cards(self, p):
         pl = self.P(p)
-        out = [r[k] for r in pl["rooms"] for k in ("card", "impr") if r[k]]
-        out += [s["card"] for s in pl["court"] if s["card"]]
-        return out + [c for c in pl["outside"] if self.is_card(c)] + list(pl.get("unplaced", ()))
+        out = [r[k] for r in pl.get("rooms", ()) for k in ("card", "impr") if r[k]]
+        out += [s["card"] for s in pl.get("court", ()) if s["card"]]
+        return out + [c for c in pl.get("outside", ()) if self.is_card(c)] + list(pl.get("unplaced", ()))
 
     def tiles_of(self, p):
         """The tiles in a side's `tiles` zone (none for a pack that declares no such zone)."""
@@ -829,14 +833,34 @@ class Runtime(PalaceMixin, FightMixin):
         return self.opt(name)
 
     # ------------------------------------------------------------ payment support
-    def florins(self, p):
-        return self.P(p)["florins"]
+    def treasury(self, p) -> int:
+        """The money a side keeps: the side field the money symbol's `treasury:` names (0 when
+        the pack keeps none)."""
+        key = self.rs.treasury_key
+        return self.P(p)[key] if key else 0
 
-    def spend_florins(self, p, n):
-        pl = self.P(p)
-        if pl["florins"] < n:
-            raise Abort(f"{p} has {pl['florins']} florins, needs {n}")
-        pl["florins"] -= n
+    def withdraw(self, p, n):
+        have = self.treasury(p)
+        if have < n:
+            raise Abort(f"{p} has {have} {self.rs.money} in the treasury, needs {n}")
+        self.P(p)[self.rs.treasury_key] = have - n
+
+    def deposit(self, p, n):
+        """Money into the side's treasury (a pack with none keeps nothing)."""
+        if self.rs.treasury_key:
+            self.P(p)[self.rs.treasury_key] += n
+
+    def surplus_kept(self, p) -> bool:
+        """Whether the money tapped from the first sources beyond a cost goes to the treasury
+        (the money symbol's `surplus_kept:`), else it is lost."""
+        f = self.rs.surplus_kept
+        return f is not None and bool(f(self, {"player": p}))
+
+    @staticmethod
+    def first_source(source: str) -> bool:
+        """A source to use before the others, whose money stays in the payment: the Room being
+        used (payment_sources)."""
+        return source.startswith(_HERE)
 
     def payment_sources(self, p, ctx) -> list:
         """Symbol sources in the rulebook's order: the current Room's Action card and
@@ -853,12 +877,12 @@ class Runtime(PalaceMixin, FightMixin):
                     if r[k] and k not in r["used"]:
                         sym = self.item(r[k]).get("bottom", {})
                         if sym:
-                            out.append((f"room.{k}", sym))
+                            out.append((_HERE + k, sym))
             else:
                 pal = self._palace(p)
                 sym = pal["rooms"][room]["bottom"] if pal and room < len(pal["rooms"]) else {}
                 if sym and "printed" not in r["used"]:
-                    out.append(("room.printed", sym))
+                    out.append((_HERE + "printed", sym))
         for s in pl["court"]:
             if s["card"] and not s["exhausted"] and s["card"] not in fresh:
                 sym = self.item(s["card"]).get("bottom", {})
@@ -898,7 +922,7 @@ class Runtime(PalaceMixin, FightMixin):
 
     def tap(self, p, source: str, symbol: str) -> int:
         pl = self.P(p)
-        if source.startswith("room."):
+        if source.startswith(_HERE):
             room = pl["rooms"][pl["marker"]] if pl["marker"] is not None else None
             k = source.split(".", 1)[1]
             if room is None:
@@ -924,8 +948,8 @@ class Runtime(PalaceMixin, FightMixin):
         if n <= 0:
             raise Abort(f"{source} has no {symbol} to use")
         self.state.setdefault("spent", []).append(source)
-        if symbol == self.rs.money and not source.startswith("room."):
-            pl["florins"] += n        # money from Cortigiano cards and tiles goes to the treasury
+        if symbol == self.rs.money and not source.startswith(_HERE):
+            self.deposit(p, n)        # money from Cortigiano cards and tiles goes to the treasury
         return n
 
     def _palace(self, p):

@@ -64,15 +64,30 @@ def _get(root, path: str):
     return cur
 
 
-# mappings whose keys are open-ended (a player's troops in a city, per-player positions...):
-# a `given` path may add a new key there; anywhere else a path must already exist, so a typo
-# is reported instead of silently adding data
 # lists whose order is what they say (who plays first): compared in order
 ORDERED_PATHS = {"turn_order", "players"}
-OPEN_MAPS = {"troops", "besiegers", "pos", "seq", "year_steps", "options", "vars", "notables"}
+# the game's options and the maps of sparse values (a thing's `vars`): open-ended in any pack
+_ALWAYS_OPEN = frozenset({"options", "vars"})
 
 
-def _set(root, path: str, value):
+def open_maps(rs) -> frozenset:
+    """The keys of the state's mappings whose keys are open-ended: a `given` path may add a new
+    key there (a side's count in a `count by side` field, a key of a `map` field, a pile of a
+    grouped zone, a sparse value); anywhere else a path must already exist, so a typo is
+    reported instead of silently adding data."""
+    w = rs.world
+    out = set(_ALWAYS_OPEN)
+    for k in list(w.kinds.values()) + list(w.records.values()):
+        for f in k.fields.values():
+            if f.type.shape in ("count", "map"):
+                out.add(f.key)
+            if f.home:
+                out.add(f.home)
+    out.update(z.key for z in w.zones.values() if z.grouped)
+    return frozenset(out)
+
+
+def _set(root, path: str, value, open_keys=_ALWAYS_OPEN):
     parts = path.split(".")
     cur = root
     inside_open = False          # below an open-ended mapping, new keys may be created
@@ -83,7 +98,7 @@ def _set(root, path: str, value):
             cur = cur.setdefault(part, {})
         else:
             cur = cur[part]
-        inside_open = inside_open or part in OPEN_MAPS
+        inside_open = inside_open or part in open_keys
     last = parts[-1]
     if isinstance(cur, list):
         cur[int(last)] = value
@@ -106,10 +121,12 @@ def lookup(engine, state, path: str):
 
 
 def refresh(engine, state):
-    """Recompute the pending decision after the state was patched by hand."""
+    """Recompute what derives from the patched state (the game's `refresh` block: in Virtù the
+    extra Cortigiano spaces opened by Titles, Cities, bonuses), then the pending decision."""
     rt = engine.runtime(state)
-    for p in state["players"]:         # derived from the patched Titles, Cities, bonuses
-        rt.update_cortigiano_spaces(p)
+    block = engine.rs.game.get("refresh")
+    if block is not None:
+        vm.run_now(rt, block, {"player": None})
     state["vm"]["pending"] = None
     vm.run(rt)
 
@@ -232,7 +249,7 @@ def _with_overlay(base: Path, files: dict, doc, search_path=None):
                     or name == "pack.yaml":
                 sp = doc.span(("overlay", name))
                 raise RulespecError(Diagnostic("RS403", f"overlay file '{name}' must be a plain file name ending in "
-                                               ".rules or .yaml (not pack.yaml)", sp, "e.g. cards.rules, palaces.patch.yaml"))
+                                               ".rules or .yaml (not pack.yaml)", sp, "e.g. cards.rules, map.patch.yaml"))
             (folder / name).write_text(str(text), encoding="utf-8")
         try:
             return load_pack(folder, [base, *(search_path or [])])
@@ -357,7 +374,7 @@ def _run_scenario(path, search_path=None) -> Outcome:
         if data.get("given"):
             for k, v in data["given"].items():
                 try:
-                    _set(state, str(k), v)
+                    _set(state, str(k), v, open_maps(engine.rs))
                 except (KeyError, IndexError, ValueError, TypeError):
                     sp = doc.span(("given", k))
                     raise RulespecError(Diagnostic("RS403", f"no state path '{k}'", sp, "see docs/scenarios.md for paths",

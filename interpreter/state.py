@@ -31,6 +31,9 @@ from . import sides, tracks, vm, world_store
 
 
 FORMAT = 1
+# the stores every state has, in this order (the Runtime reads them whatever the pack declares;
+# a kind the pack declares with a store of its own gets it after these)
+_STORES = ("p", "cities", "alliances", "tracks", "supply")
 
 
 def card_ids(type_id: str, copies: int) -> list:
@@ -79,44 +82,19 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
         # stacking order on tracks: a disc that moves gets the next number (on top of the
         # discs already there); the starting stacks use 1..n, so the counter starts at n
         "seq": len(colours),
-        "p": {}, "cities": {}, "alliances": {}, "tracks": {}, "supply": {},
+        **{store: {} for store in _STORES},
         "vm": {"frames": [], "pending": None}, "vars": {},
     }
-    for c in board.cities:
-        st["cities"][c] = {"controller": None, "troops": {}, "besiegers": {}, "agent": None, "cathedral": False}
-    for a in rs.alliances:
-        st["alliances"][a] = {"holder": None, "agent": None, "used": False}
     for tr in rs.tracks:
         if rs.tracks[tr]["shared"]:
             st["tracks"][tr] = tracks.initial(rs, tr)
             continue
         st["tracks"][tr] = {"pos": {c: 0 for c in colours}, "seq": {c: i for i, c in enumerate(reversed(colours))},
                             "year_steps": {}}       # player -> [year, spaces advanced that Year]
-    # the players' records, then the factions' (sides that do not play: interpreter/sides.py),
-    # built alike from their `colours:` entries; a faction has no Palace
-    for c in list(colours) + factions:
-        seated = c not in factions
-        cd = col_defs.get(c, {})
-        pal = (rs.palaces.get(c) or next(iter(rs.palaces.values()), {"rooms": [], "left": 1, "right": 2, "max": 6})) \
-            if seated else None
-        # 6 Cortigiano spaces: the printed ones are open, the shaded ones open with Titles,
-        # bonuses or the 5-City space (and close again when that is lost)
-        court = ([{"side": "left", "open": i < pal["left"], "shaded": i >= pal["left"], "card": None, "exhausted": False}
-                  for i in range(3)] +
-                 [{"side": "right", "open": i < pal["right"], "shaded": i >= pal["right"], "card": None, "exhausted": False}
-                  for i in range(3)]) if seated else []
-        st["p"][c] = {
-            "florins": int(cd.get("florins_start", 1)),
-            "troops_reserve": int(cd.get("troops_total", 6)),
-            "agents_available": int(cd.get("agents_start", 2)),
-            "agents_total": int(cd.get("agents_start", 2)),
-            "agents_max": int(cd.get("agents_max", 5)),
-            "war_tokens": 0, "trophies": [], "marker": None, "last_room": None,
-            "rooms": [{"card": None, "impr": None, "indulgence": None, "agent": None, "used": {}}
-                      for _ in (pal["rooms"] if seated else ())],
-            "court": court, "vars": {},
-            "starting_cities": [sc["city"] if isinstance(sc, dict) else sc for sc in cd.get("starting_cities", [])],
-        }
+    # one record per instance of each kind the pack declares, with the fields it declares: the
+    # players' records, then the factions' (sides that do not play: interpreter/sides.py)
+    _records(rs, st, board, list(colours) + factions, factions, col_defs)
+    _setup_counts(rs, st, col_defs)
     # what the zones hold (their `initial:`), then the pack's `prepare` block (starting Cities)
     from .runtime import Runtime        # (runtime.py imports this module)
     rt = Runtime(rs, st, board)
@@ -128,8 +106,7 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
         if st["vm"]["frames"] or st["vm"]["pending"] is not None:
             raise RulespecError("the game's `prepare` block asks for a decision: nobody decides anything "
                                 "before play starts (put choices in `setup`)", code="RS301")
-    _starting_troops(st, col_defs)
-    _declared_fields(rs, st, col_defs)
+    _game_fields(rs, st)
     return st
 
 
@@ -175,46 +152,121 @@ def _insert(rec: dict, key: str, value, before: list):
         rec[k] = v
 
 
-def _starting_troops(st: dict, setup_of: dict):
-    """The Troops setup.yaml puts in each starting City (`troops:`, 1 if not given), taken from
-    the side's reserve. A count is stored even when 0 (as the stored layout has it), which no
-    rule statement can write yet: world-model plan stage 7 (index targets in `set`) takes it."""
-    for c, rec in st["p"].items():
-        for sc in (setup_of.get(c) or {}).get("starting_cities", []):
-            city = sc["city"] if isinstance(sc, dict) else sc
-            if city not in st["cities"]:
-                continue
-            troops = int(sc.get("troops", 1)) if isinstance(sc, dict) else 1
-            st["cities"][city]["troops"][c] = troops
-            rec["troops_reserve"] -= troops
-
-
-
-
-def _declared_fields(rs, st: dict, setup_of: dict):
-    """A field the pack declares (an overlay's new field) that the records above lack: its
-    default, or its `@setup` value for a side, added at the end of each record (the fields the
-    records already have keep their place and value)."""
+def _setup_counts(rs, st: dict, setup_of: dict):
+    """A `count by side` field with `@setup(KEY)` (`field troops: count by side on city
+    @setup("troops")`): the items of a side's setup.yaml list that name a record of the field's
+    kind (`starting_cities: [{city: milan, troops: 1}]`, the side's `@setup` list field of that
+    kind) give the side's count there under KEY, 1 when not given (setup.schema.json). A count
+    is stored even when 0, as the stored layout has it; the pack's `prepare` block takes what
+    it placed from wherever the pieces came from."""
     world = rs.world
-    if world is None:
-        return
+    for f in world.kinds[SIDE].fields.values():
+        kind = world.kinds.get(f.type.of.name) if f.setup and f.type.shape == "list" and f.type.of else None
+        if kind is None or not kind.store:
+            continue
+        counts = [g for g in kind.fields.values() if g.setup and g.type.shape == "count" and g.type.name == SIDE]
+        for side in st["p"]:
+            for item in (setup_of.get(side) or {}).get(f.setup) or ():
+                rec = st[kind.store].get(item.get(kind.name) if isinstance(item, dict) else item)
+                if rec is None:
+                    continue
+                for g in counts:
+                    rec[g.key][side] = int(item.get(g.setup, 1)) if isinstance(item, dict) else 1
+
+
+def _records(rs, st: dict, board, sides_: list, factions: list, setup_of: dict):
+    """One record per instance of every kind the pack declares with a store (`kind city { store:
+    cities; instances: map.cities }`), its fields in declaration order with their starting values:
+    a side gets exactly the fields its pack declares (decision 1 of
+    docs/design/world-model-plan.md: the stored layout is the declaration order). A record built
+    before (a track's) keeps its keys, and gets the declared fields it lacks at its end."""
+    world = rs.world
     for kind in world.kinds.values():
-        records = st.get(kind.store) if kind.store else None
+        if kind.name == GAME or not kind.store:
+            continue
+        records = st.setdefault(kind.store, {})
         fields = [f for f in kind.fields.values() if not f.sparse and not f.home]
-        if kind.name == GAME:
-            missing = [f for f in fields if f.key not in st]
-            for f in missing:
-                st[f.key] = copy.deepcopy(world_store.default_value(f))
-            continue
-        if not isinstance(records, dict) or not fields:
-            continue
-        for id_, rec in records.items():
+        for x in _instances(rs, kind, board, sides_):
+            rec = records.setdefault(x, {})
             for f in fields:
                 if f.key not in rec:
-                    v = world_store.default_value(f)
-                    if kind.name == SIDE and f.setup and f.setup in (setup_of.get(id_) or {}):
-                        v = setup_of[id_][f.setup]
-                    rec[f.key] = copy.deepcopy(v)
+                    rec[f.key] = _start_value(rs, kind, f, x, x not in factions, setup_of)
+        homes = [h for h in dict.fromkeys(f.home for f in kind.fields.values()) if h]
+        for rec in records.values():        # (and records of no listed instance: a track's)
+            for f in fields:
+                if f.key not in rec:
+                    rec[f.key] = copy.deepcopy(world_store.default_value(f))
+            for h in homes:                 # the map keeping the sparse fields (`player_var`)
+                rec.setdefault(h, {})
+
+
+def _instances(rs, kind, board, sides_: list) -> list:
+    """The ids of a kind's records at setup, from where its declaration says they come."""
+    if kind.name == SIDE:
+        return sides_
+    if kind.instances == "map.cities":
+        return list(board.cities)
+    if kind.instances == "catalogue":
+        return [d.id for d in rs.pack.of_kind(kind.name)]
+    return []
+
+
+def _start_value(rs, kind, f, x, plays: bool, setup_of: dict):
+    """A field's value at setup: a list of records laid out by the pack's declarations, a side's
+    `@setup` value from its setup.yaml entry, else the field's default."""
+    t = f.type
+    if t.shape == "list" and t.of is not None and t.of.name in rs.world.records:
+        return _record_list(rs, t.of.name, x) if plays else []
+    if kind.name == SIDE and f.setup:
+        given = (setup_of.get(x) or {}).get(f.setup)
+        if given is not None:
+            return _setup_value(t, given)
+    return copy.deepcopy(world_store.default_value(f))
+
+
+def _setup_value(t, v):
+    """A setup.yaml value as the field stores it: a whole number for an int field; for a list of
+    things, each item's id (an item given as a mapping names it under the kind's name:
+    `{city: milan, troops: 1}`)."""
+    if t.shape == "scalar" and t.name == "int":
+        return int(v)
+    if t.shape == "list" and isinstance(v, list) and t.of is not None:
+        return [i.get(t.of.name) if isinstance(i, dict) else i for i in v]
+    return copy.deepcopy(v)
+
+
+def _record_list(rs, rtype: str, side) -> list:
+    """The records a list field of a playing side starts with. The declarations with sub-blocks
+    named after the record type lay them out: the side's own (same id), else the first, one
+    record with the record type's defaults per sub-block. A record type no declaration lays out
+    gets the edge layout of the side's declaration (`_edges`)."""
+    rec = rs.world.records[rtype]
+    layouts = [d for d in rs.pack.decls.values() if d.sub(rtype)]
+    if not layouts:
+        return _edges(rs, side)
+    d = next((d for d in layouts if d.id == side), layouts[0])
+    fields = [f for f in rec.fields.values() if not f.sparse]
+    return [{f.key: copy.deepcopy(world_store.default_value(f)) for f in fields} for _ in d.sub(rtype)]
+
+
+def _edges(rs, side) -> list:
+    """Spaces on the two edges of a side's board, 3 on each: the first `left`/`right` of an edge
+    are printed (open), the others shaded (opened by the rules). Read from the Ruleset until the
+    pack can write the layout (world-model plan §2.6, `cortigiano_layout(self)`)."""
+    boards = rs.palaces
+    b = boards.get(side) or next(iter(boards.values()), None)
+    if b is None:
+        return []
+    return [{"side": edge, "open": i < b[edge], "shaded": i >= b[edge], "card": None, "exhausted": False}
+            for edge in ("left", "right") for i in range(3)]
+
+
+def _game_fields(rs, st: dict):
+    """A non-sparse field the pack declares on the game itself: its default, at the end of the
+    state, unless the rules have set it already."""
+    for f in rs.world.kinds[GAME].fields.values():
+        if not f.sparse and not f.home and f.key not in st:
+            st[f.key] = copy.deepcopy(world_store.default_value(f))
 
 
 _PENDING_KINDS = ("choose", "optional", "either", "pay")
@@ -265,7 +317,7 @@ def state_problem(state, rs=None, deep: bool = False) -> str:
             return "a decision is pending but no rule is running"
     if not deep:
         return ""
-    for key in ("cities", "tracks", "alliances", "supply"):
+    for key in _STORES[1:] + tuple(k.store for k in rs.world.kinds.values() if k.store and k.store not in _STORES):
         if not isinstance(state.get(key), dict):
             return f"'{key}' must be a mapping"
     blocks = rs.program.blocks if rs is not None else None
@@ -275,21 +327,41 @@ def state_problem(state, rs=None, deep: bool = False) -> str:
             return "a frame of 'vm' is damaged"
         if blocks is not None and not (0 <= fr["b"] < len(blocks) and 0 <= fr["pc"] <= len(blocks[fr["b"]])):
             return "a frame of 'vm' points outside the pack's rules"
-    numbers = ("florins", "troops_reserve", "agents_available", "agents_total", "war_tokens")
     for c, rec in p.items():            # every side: the players, then the factions
         who = "player" if c in players else "side"
         if type(rec) is not dict:
             return f"the record of {who} {c} is damaged"
-        if any(k in rec and not _is_int(rec[k]) for k in numbers):
-            return f"a number of {who} {c} is not a whole number"
-        for k in ("rooms", "court", "tiles", "outside", "trophies"):
-            if k in rec and not isinstance(rec[k], list):
-                return f"'{k}' of {who} {c} must be a list"
-    for cid, rec in state["cities"].items():
-        if not isinstance(rec, dict) or not isinstance(rec.get("troops", {}), dict) \
-                or not isinstance(rec.get("besiegers", {}), dict):
-            return f"the record of city {cid} is damaged"
+        problem = _record_problem(rs.world, SIDE, rec)
+        if problem:
+            return f"{problem[0]} of {who} {c} {problem[1]}"
+    for kind in rs.world.kinds.values():
+        if kind.name in (SIDE, GAME) or not kind.store:
+            continue
+        for x, rec in (state.get(kind.store) or {}).items():
+            if not isinstance(rec, dict) or _record_problem(rs.world, kind.name, rec):
+                return f"the record of {kind.name} {x} is damaged"
     return ""
+
+
+def _record_problem(world, kind: str, rec: dict) -> tuple:
+    """What is wrong with the stored fields of a record, as (what, how), () when nothing: a whole-number field
+    that holds something else, a list field or zone that is not a list, a `count by` or `map`
+    field that is not a mapping (a field the record lacks is not checked)."""
+    k = world.kinds[kind]
+    for f in k.fields.values():
+        if f.sparse or f.home or f.key not in rec:
+            continue
+        v, t = rec[f.key], f.type
+        if t.shape == "scalar" and t.name == "int" and not _is_int(v):
+            return "a number", "is not a whole number"
+        if t.shape == "list" and not isinstance(v, list):
+            return f"'{f.key}'", "must be a list"
+        if t.shape in ("count", "map") and not isinstance(v, dict):
+            return f"'{f.key}'", "must be a mapping"
+    for z in world.zones.values():
+        if z.owner == kind and z.shape != "counted" and z.key in rec and not isinstance(rec[z.key], list):
+            return f"'{z.key}'", "must be a list"
+    return ()
 
 
 def dumps(state: dict) -> str:

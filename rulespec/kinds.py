@@ -107,6 +107,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "players": F("list:int", doc="supported player counts"),
         "setup": F("effect", doc="what happens at the start, after the YAML setup is applied"),
         "prepare": F("effect", doc="the setup position the rules build before play starts, after the zones take their `initial:` contents and before the tracks that measure something are placed: no player decides anything here (starting Cities and their control discs)"),
+        "refresh": F("effect", doc="what derives from the rest of the state, recomputed after a scenario's `given` patches it by hand (no decision: the extra Cortigiano spaces a House is entitled to)"),
         "round": F("effect", doc="one round of play: the phases in order, played again until the game ends (required; `year` is another spelling)"),
         "year": F("effect", doc="another spelling of `round` (the base game's word)"),
         "max_rounds": F("int", doc="a bound for validation playouts: a game must end within this many rounds (`max_years` is another spelling)"),
@@ -119,6 +120,10 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     _k("symbol", "a resource symbol printed on card and tile bottoms", {
         "usable_in": F("list:any", doc="the actions and steps where the symbol may be spent"),
         "storable": F("bool", doc="true for florins (go to the treasury); other symbols are used at once"),
+        "treasury": F("world", doc="a storable symbol: the side field that keeps it (payments take it from there, "
+                                   "and symbols of it tapped from cards and tiles go there)"),
+        "surplus_kept": F("expr:bool", doc="a storable symbol: whether what the first sources of a payment "
+                                           "(the Room being used) give beyond the cost goes to the treasury (else it is lost)"),
     }),
     _k("action", "an action: what a Room or an Action card lets a player do", {
         "cost": F("cost", doc="the cost paid before the effect, if fixed"),

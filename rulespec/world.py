@@ -106,6 +106,7 @@ class KindDef:
     owner: str = ""
     record: bool = True
     span: Span | None = None
+    instances: str = ""         # where its instances come from (INSTANCES), '' if not said
     fields: dict = field(default_factory=dict)      # name -> FieldDef, in declaration order
     decl_fields: tuple = ()     # a catalogue kind: the fields its declarations give (rulespec.catalogue)
     # its fields and zones together, in declaration order: [(name, is_zone)] (a zone's stored
@@ -337,7 +338,23 @@ class _Builder:
             for f in k.fields.values():
                 if f.type.shape == "index":
                     self.index_field(k, f)
+        for d in decls:
+            if d.kind == "symbol" and "treasury" in d.fields:
+                self.treasury(d)
         return w
+
+    def treasury(self, d):
+        """A symbol's `treasury:` names a whole-number field of the sides."""
+        fv = d.fields["treasury"]
+        name = _plain(d, "treasury")
+        side = self.world.kinds[SIDE]
+        f = side.fields.get(name) if isinstance(name, str) else None
+        if f is None or f.type.shape != "scalar" or f.type.name != "int":
+            ints = [g.name for g in side.fields.values() if g.type.shape == "scalar" and g.type.name == "int"]
+            self.diag("RS105", f"the treasury of symbol '{d.id}' must be a whole-number field of the sides, "
+                               f"not '{name}'", getattr(fv.value, "span", fv.span),
+                      did_you_mean(str(name), ints) or (f"declare it: `field {name}: int = 0 on side`"),
+                      missing=(str(name),))
 
     def index_field(self, kind: KindDef, f: FieldDef):
         """`index of rooms`: an index into a list of records of the same kind; its values are
@@ -370,7 +387,8 @@ class _Builder:
         store = _plain(d, "store") or (BUILTIN_STORE.get(name) or plural)
         record = _plain(d, "record", True) is not False
         self.world.kinds[name] = KindDef(name, store if record else "", plural, _plain(d, "owner") or "",
-                                         record, d.id_span or d.span, decl_fields=declaration_fields(d))
+                                         record, d.id_span or d.span, instances=str(inst or ""),
+                                         decl_fields=declaration_fields(d))
 
     def record(self, d):
         name = str(d.id)

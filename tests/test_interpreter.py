@@ -188,6 +188,7 @@ def test_money_is_the_packs_storable_symbol(make_pack):
             }
             symbol ducat "Ducat" {
               storable: true
+              treasury: florins
             }
             # gain is the pack's (rules/pieces.rules): it says which symbol goes to the treasury
             modify procedure gain {
@@ -212,7 +213,7 @@ def test_money_is_the_packs_storable_symbol(make_pack):
         vm.push(rt, block, env, scope=True)
         vm.run(rt)
     assert s["p"]["red"]["florins"] == before + 2
-    assert rt.florins("red") == before + 2               # what payments take from
+    assert rt.treasury("red") == before + 2               # what payments take from
 
 
 def test_new_game_takes_the_colours_of_that_player_count(engine):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from interpreter.api import engine_for
-from interpreter.scenario import _set, lookup, run_scenario
+from interpreter.scenario import _set, lookup, open_maps, run_scenario
 
 DOC = (Path(__file__).resolve().parents[1] / "docs" / "scenarios.md").read_text(encoding="utf-8")
 
@@ -49,7 +49,7 @@ def test_every_documented_path_can_be_set_and_read(path):
         value = lookup(engine, state, where)
     except (KeyError, IndexError):
         value = [1, 1]                   # an open mapping (year_steps, vars): a new key
-    _set(state, where, value)            # raises on a path `given` refuses
+    _set(state, where, value, open_maps(engine.rs))      # raises on a path `given` refuses
     assert lookup(engine, state, where) == value
 
 

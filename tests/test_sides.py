@@ -45,7 +45,9 @@ def test_a_faction_has_a_record_but_no_seat(engine):
     s = engine.new_game(SEATS, seed=1)
     assert list(s["p"]) == SEATS + ["league"]
     assert s["players"] == SEATS and s["turn_order"] == SEATS
-    assert s["p"]["league"]["rooms"] == [] and s["p"]["league"]["court"] == []
+    # a faction's record keeps the fields the pack declares on sides, as a player's does
+    # (this pack declares no Palace: neither gets Rooms)
+    assert list(s["p"]["league"]) == list(s["p"][SEATS[0]]) and "rooms" not in s["p"]["league"]
     assert _expr(engine, s, "sides") == SEATS + ["league"]
     assert _expr(engine, s, "players") == SEATS
     assert _expr(engine, s, "num_players") == 3

@@ -89,6 +89,7 @@ OVERLAY = {
               for c in s.starting_cities where c in cities {
                 set c.controller = s
               }
+              set s.troops_reserve = s.troops_reserve - sum([c.troops[s] for c in cities])
             }
             set florence.cathedral = true
           }
