@@ -164,12 +164,6 @@ class Runtime(PalaceMixin, FightMixin):
     def g_players(self, env):
         return list(self.state["turn_order"])
 
-    def g_sides(self, env):
-        return list(self.state["p"])
-
-    def g_cities(self, env):
-        return list(self.state["cities"])
-
     def g_alliances(self, env):
         return list(self.state["alliances"])
 

@@ -832,6 +832,9 @@ class Checker:
             return env[e.id] or "any"
         if NAME_SPELLINGS.get(e.id, e.id) in GLOBALS:
             return GLOBALS[NAME_SPELLINGS.get(e.id, e.id)][0]
+        plural = self.world.plural_kind(e.id)
+        if plural is not None:      # every record of a kind, by its plural (cities, sides)
+            return "set:" + CHECKER_TYPE.get(plural, plural)
         gz = self.world.game_zone(e.id)
         if gz is not None:          # a zone of the game itself, read by its name: what it holds
             return zone_type(gz)
@@ -849,7 +852,7 @@ class Checker:
         if e.id in FUNCTIONS:
             return "any"
         candidates = list(env) + list(GLOBALS) + list(self.names) + list(CONSTANTS) + \
-            [z for z in self.world.zones if self.world.game_zone(z)]
+            [z for z in self.world.zones if self.world.game_zone(z)] + [k.plural for k in self.world.kinds.values() if k.store]
         self.diag("RS105", f"unknown name '{e.id}'", e.span,
                   self.removed_hint(e.id) or did_you_mean(e.id, candidates) or
                   "declare it with `let`, as a parameter, or in the pack", missing=(e.id,))

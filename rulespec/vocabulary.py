@@ -24,8 +24,6 @@ class Sig:
 GLOBALS = {
     "player": ("player", "the player whose decision or turn it is"),
     "players": ("set:player", "all players, in turn order"),
-    "sides": ("set:player", "every side: the players in seat order, then the factions (`side X { plays: false }`) in declaration order"),
-    "cities": ("set:city", "the cities in play"),
     "alliances": ("set:alliance", "the Major Powers"),
     "round": ("number", "the current round (1, 2, ...): the pack names it (a Year, a Round...); `year` is another spelling"),
     "phase": ("phase", "the phase being played (spring, winter...)"),

@@ -56,7 +56,7 @@ def test_a_game_without_a_map_has_no_board_and_no_cities():
     engine = race()
     state = engine.new_game(2, seed=0)
     assert isinstance(engine.runtime(state).board, NoMap)
-    assert state["cities"] == {} and engine.runtime(state).g_cities({}) == []
+    assert state["cities"] == {} and engine.runtime(state).f_instances("city") == []
 
 
 @pytest.mark.parametrize("seed", SEEDS)

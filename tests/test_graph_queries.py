@@ -100,3 +100,17 @@ def test_a_library_may_declare_map_formulas_a_mapless_game_never_calls():
     pack = load_pack("minimal_overlay")
     assert {"is_port", "seas_between"} <= map_formulas(pack)
 
+
+
+def test_the_plural_of_a_kind_with_records_names_them_all(make_pack):
+    """`sides` (built in) and `cities` (kind city { plural: cities }) are instances(KIND): the
+    records in their order; a kind's plural a pack does not declare is an unknown name."""
+    rt = _runtime("base_3to5", 4)
+    assert rt.f_instances("city") == list(rt.state["cities"]) and rt.f_instances("side") == list(rt.state["p"])
+    folder = make_pack("plurals", {"pack.yaml": "id: plurals\nname: Plurals\nversion: 0.1.0\nextends: race\n",
+                                   "rules/more.rules": """
+formula runners "Every side" { value: count(sides) }
+formula towns "No kind city here" { value: count(cities) }
+"""})
+    report = validate_pack(folder, [PACKS])
+    assert [(d.code, d.span.line, d.message) for d in report.errors] == [("RS105", 2, "unknown name 'cities'")]
