@@ -14,6 +14,7 @@ from __future__ import annotations
 from rulespec import flow, limits
 from rulespec.board import Board
 from rulespec.errors import RuleFault
+from rulespec.world import CHECKER_TYPE
 
 from . import costs, events, payment, tracks, verbs, vm, world_store
 from .fight import FightMixin
@@ -666,10 +667,17 @@ class Runtime(PalaceMixin, FightMixin):
         return sorted(self.state["players"], key=lambda p: (-st["pos"].get(p, 0), -st["seq"].get(p, 0)))
 
     def f_owner_of(self, x):
-        if x in self.state["cities"]:
-            return self.state["cities"][x]["controller"]
-        if x in self.state["alliances"]:
-            return self.state["alliances"][x]["holder"]
+        """Who owns a thing: for a record of a kind that declares `owner: FIELD` (a City's
+        controller, an Alliance's holder), that field; for a record of a list, whose list it is
+        in; else the side holding the card or tile."""
+        owners = self.rs.owner_slots
+        if owners is None:
+            owners = self.rs.owner_slots = [
+                (k.store, self.rs.slot(CHECKER_TYPE.get(k.name, k.name), k.owner))
+                for k in self.rs.world.kinds.values() if k.owner and k.store]
+        for store, slot in owners:
+            if x in self.state[store]:
+                return world_store.get(self, slot, x)
         ref = world_store.parse_ref(self, x)
         if ref is not None:
             return ref[1]       # a record of a list: whose list it is in
@@ -780,10 +788,6 @@ class Runtime(PalaceMixin, FightMixin):
 
     def _things_of(self, p) -> list:
         return self.a_player_cards(p) + self.tiles_of(p) + self.P(p)["outside"]
-
-    def f_owns(self, p, x):
-        owned = self._owned_things(p)
-        return any(o == x or type_of(o) == x or type_of(o) == type_of(x) for o in owned)
 
     def f_owned(self, p, kind):
         out = []

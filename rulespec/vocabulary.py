@@ -53,7 +53,6 @@ FUNCTIONS: dict[str, Sig] = {
     "steps_left": Sig(("player", "track"), "number",
                       "how many more spaces the player may advance on a track this Year (its max_steps_per_year; 99 without one)"),
     "symbols_owned": Sig(("player", "symbol"), "number", "symbols on all the player's cards and tiles, either side"),
-    "owns": Sig(("player", "any"), "bool", "the player owns this card/tile (or one of this type)"),
     "owned": Sig(("player", "str"), "set:any", "the player's cards/tiles of a type (notable, title, city...)"),
     "option": Sig(("str",), "any", "the value of a rule option"),
     "location": Sig(("any",), "set:any", "where a thing is kept: [the record, \"RECORD.FIELD\"] for a holder field of a record of a list ([red.room2, \"room.impr\"]), [the owner, the zone] for a zone a kind owns ([red, \"outside\"]), else [none, none]"),

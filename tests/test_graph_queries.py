@@ -114,3 +114,27 @@ formula towns "No kind city here" { value: count(cities) }
 """})
     report = validate_pack(folder, [PACKS])
     assert [(d.code, d.span.line, d.message) for d in report.errors] == [("RS105", 2, "unknown name 'cities'")]
+
+
+def test_owner_of_reads_the_owner_field_each_kind_declares():
+    """kind city { owner: controller }, kind alliance { owner: holder }: owner_of(x) is that
+    field; a Room is its list's owner; a card or tile, the side holding it."""
+    rt = _runtime("base_3to5", 4)
+    city = next(c for c, rec in rt.state["cities"].items() if rec["controller"] is not None)
+    assert rt.f_owner_of(city) == rt.state["cities"][city]["controller"]
+    alliance = next(iter(rt.state["alliances"]))
+    assert rt.f_owner_of(alliance) is None
+    rt.state["alliances"][alliance]["holder"] = "red"
+    assert rt.f_owner_of(alliance) == "red"
+    assert rt.f_owner_of("blue.room1") == "blue"
+    tile = rt.state["p"]["yellow"]["tiles"][0]["id"]
+    assert rt.f_owner_of(tile) == "yellow"
+
+
+def test_owns_is_a_pack_formula_over_what_a_house_holds():
+    rt = _runtime("base_3to5", 4)
+    owns = lambda p, x: rt.formula("owns", [p, x], {}, {"player": p})      # noqa: E731
+    tile = rt.state["p"]["green"]["tiles"][0]["id"]
+    kind = tile.split("#")[0]
+    assert owns("green", tile) and owns("green", kind)
+    assert not any(owns(q, tile) for q in ("red", "blue", "yellow") if q in rt.state["p"])
