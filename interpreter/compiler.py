@@ -215,8 +215,9 @@ class Compiler:
                 return "'game'", "game"
             return f"rt.g_{n}({env})", GLOBALS[n][0]
         plural = self.world.plural_kind(n) if self.world is not None else None
-        if plural is not None:      # every record of a kind, by its plural (cities, sides)
-            return f"rt.f_instances({plural!r})", "set:" + CHECKER_TYPE.get(plural, plural)
+        if plural is not None:      # every record of a kind, by its plural (cities, sides): instances(KIND)
+            store = self.world.kinds[plural].store
+            return f"list(rt.state[{store!r}])", "set:" + CHECKER_TYPE.get(plural, plural)
         gz = self.world.game_zone(n) if self.world is not None else None
         if gz is not None:
             return f"rt.zone_things({self._const(world_store.zone_read(gz))}, None)", zone_type(gz)

@@ -676,8 +676,9 @@ class Runtime(PalaceMixin, FightMixin):
                 (k.store, self.rs.slot(CHECKER_TYPE.get(k.name, k.name), k.owner))
                 for k in self.rs.world.kinds.values() if k.owner and k.store]
         for store, slot in owners:
-            if x in self.state[store]:
-                return world_store.get(self, slot, x)
+            rec = self.state[store].get(x) if type(x) is str else None
+            if rec is not None:
+                return rec[slot.key] if slot.direct else world_store.get(self, slot, x)
         ref = world_store.parse_ref(self, x)
         if ref is not None:
             return ref[1]       # a record of a list: whose list it is in
