@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from rulespec import ast as A
 from rulespec import limits
 from rulespec import prompts
+from rulespec.board import EDGE_KINDS, GRAPH_FUNCTIONS, via_kinds
 from rulespec.errors import UNKNOWN_SPAN, Diagnostic, RuleFault, RulespecError, Span
 from rulespec.flow import NAME_SPELLINGS
 from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS
@@ -213,6 +214,10 @@ class Compiler:
             if n == "game":         # the game's own fields: game.F (world_store: the state's top level)
                 return "'game'", "game"
             return f"rt.g_{n}({env})", GLOBALS[n][0]
+        plural = self.world.plural_kind(n) if self.world is not None else None
+        if plural is not None:      # every record of a kind, by its plural (cities, sides): instances(KIND)
+            store = self.world.kinds[plural].store
+            return f"list(rt.state[{store!r}])", "set:" + CHECKER_TYPE.get(plural, plural)
         gz = self.world.game_zone(n) if self.world is not None else None
         if gz is not None:
             return f"rt.zone_things({self._const(world_store.zone_read(gz))}, None)", zone_type(gz)
@@ -285,6 +290,12 @@ class Compiler:
         if name == "instances" and len(e.args) == 1 and isinstance(e.args[0], A.Name):
             k = e.args[0].id            # a kind's name, not a value (checked: rulespec.checker)
             return f"rt.f_instances({k!r})", "set:" + CHECKER_TYPE.get(k, k)
+        if name in GRAPH_FUNCTIONS and set(e.kwargs) == {"via"}:
+            kinds, bad = via_kinds(e.kwargs["via"])        # edge kinds: names of the map format
+            if bad or not kinds:
+                self.fail(f"{name}(..., via: KIND) needs edge kinds of the map ({', '.join(EDGE_KINDS)})", e.span)
+            args = [self._src(a, scope, env)[0] for a in e.args]
+            return f"rt.f_{name}({', '.join(args + [repr(kinds)])})", FUNCTIONS[name].returns
         args = [self._src(a, scope, env)[0] for a in e.args]
         kw = {k: self._src(v, scope, env)[0] for k, v in e.kwargs.items()}
         if name in FUNCTIONS:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from rulespec import flow, limits
 from rulespec.board import Board
 from rulespec.errors import RuleFault
+from rulespec.world import CHECKER_TYPE
 
 from . import costs, events, payment, tracks, verbs, vm, world_store
 from .fight import FightMixin
@@ -167,15 +168,6 @@ class Runtime(PalaceMixin, FightMixin):
     # ------------------------------------------------------------ globals
     def g_players(self, env):
         return list(self.state["turn_order"])
-
-    def g_sides(self, env):
-        return list(self.state["p"])
-
-    def g_cities(self, env):
-        return list(self.state["cities"])
-
-    def g_seas(self, env):
-        return sorted({s for c in self.state["cities"] for s in self.board.seas_of(c)})
 
     def g_alliances(self, env):
         return list(self.state["alliances"])
@@ -607,14 +599,6 @@ class Runtime(PalaceMixin, FightMixin):
     def f_abs(self, x):
         return abs(x or 0)
 
-    def f_rank(self, p, values):
-        """1 + how many players have a strictly greater value (values in `players` order)."""
-        order = self.g_players({})
-        if p not in order or len(values) != len(order):
-            return 1
-        mine = values[order.index(p)]
-        return 1 + sum(1 for v in values if v > mine)
-
     def f_paying(self):
         return self._payment_in_progress() is not None
 
@@ -687,10 +671,18 @@ class Runtime(PalaceMixin, FightMixin):
         return sorted(self.state["players"], key=lambda p: (-st["pos"].get(p, 0), -st["seq"].get(p, 0)))
 
     def f_owner_of(self, x):
-        if x in self.state["cities"]:
-            return self.state["cities"][x]["controller"]
-        if x in self.state["alliances"]:
-            return self.state["alliances"][x]["holder"]
+        """Who owns a thing: for a record of a kind that declares `owner: FIELD` (a City's
+        controller, an Alliance's holder), that field; for a record of a list, whose list it is
+        in; else the side holding the card or tile."""
+        owners = self.rs.owner_slots
+        if owners is None:
+            owners = self.rs.owner_slots = [
+                (k.store, self.rs.slot(CHECKER_TYPE.get(k.name, k.name), k.owner))
+                for k in self.rs.world.kinds.values() if k.owner and k.store]
+        for store, slot in owners:
+            rec = self.state[store].get(x) if type(x) is str else None
+            if rec is not None:
+                return rec[slot.key] if slot.direct else world_store.get(self, slot, x)
         ref = world_store.parse_ref(self, x)
         if ref is not None:
             return ref[1]       # a record of a list: whose list it is in
@@ -742,31 +734,19 @@ class Runtime(PalaceMixin, FightMixin):
                 stack.extend(reversed(children))
         return [[d] for d in out]
 
-    def f_lookup(self, table, key):
-        return self.table_lookup(table, key)
+    def f_neighbours(self, x, via):
+        """The nodes of the map one edge of the kinds `via` away, sorted (neighbours(c, via: road));
+        `via` is a tuple of edge kinds, resolved when the rules are compiled."""
+        return list(self.board.neighbours(x, via))
 
-    def f_adjacent_by_road(self, a, b):
-        return self.board.adjacent_by_road(a, b)
-
-    def f_road_neighbours(self, c):
-        return sorted(self.board.road_neighbours(c))
-
-    def f_road_distance(self, a, b):
-        d = self.board.road_distance(a, b)
+    def f_distance(self, a, b, via):
+        """Fewest edges of the kinds `via` between two nodes of the map (99: no path)."""
+        d = self.board.distance(a, b, via)
         return 99 if d is None else d
 
-    def f_seas_between(self, a, b):
-        d = self.board.seas_between(a, b)
-        return 99 if d is None else d
-
-    def f_seas_of(self, c):
-        return sorted(self.board.seas_of(c))
-
-    def f_is_port(self, c):
-        return self.board.is_port(c)
-
-    def f_ports_reachable(self, c):
-        return sorted(self.board.ports_reachable(c))
+    def f_reachable(self, x, via):
+        """Every other node of the map a path of edges of the kinds `via` reaches, sorted."""
+        return list(self.board.reachable(x, via))
 
     def f_modified_value(self, c, p):
         s = self.C(c)
@@ -794,13 +774,14 @@ class Runtime(PalaceMixin, FightMixin):
         used = self.state["tracks"][track]["year_steps"].get(p)
         return used[1] if used and used[0] == self.state["year"] else 0
 
-    def f_bottom(self, x, symbol):
+    def _bottom(self, x, symbol):
+        """How many of a symbol the bottom of one card or tile shows."""
         return self.item(x).get("bottom", {}).get(symbol, 0) if isinstance(x, str) else 0
 
     def f_symbols_owned(self, p, symbol):
         n = 0
         for x in self.a_player_cards(p) + self.tiles_of(p):
-            n += self.f_bottom(x, symbol)
+            n += self._bottom(x, symbol)
         return n
 
     def _owned_things(self, p) -> list:
@@ -813,10 +794,6 @@ class Runtime(PalaceMixin, FightMixin):
     def _things_of(self, p) -> list:
         return self.a_player_cards(p) + self.tiles_of(p) + self.P(p)["outside"]
 
-    def f_owns(self, p, x):
-        owned = self._owned_things(p)
-        return any(o == x or type_of(o) == x or type_of(o) == type_of(x) for o in owned)
-
     def f_owned(self, p, kind):
         out = []
         item = self.item
@@ -825,9 +802,6 @@ class Runtime(PalaceMixin, FightMixin):
                 if o not in out:
                     out.append(o)
         return out
-
-    def f_holder(self, a):
-        return self.state["alliances"][a]["holder"]
 
     def f_option(self, name):
         return self.opt(name)

@@ -97,6 +97,14 @@ class Board:
         self._ports_reachable = {c: frozenset(b for (a, b) in between if a == c and b != c)
                                  for c in self._ports}
 
+        # The generic graph the rules ask (neighbours/distance/reachable `via:` edge kinds): for
+        # each edge kind of the map format, each node's neighbours, sorted (EDGE_KINDS).
+        coasts = [(c, s) for c in cities for s in sorted(seas_of[c])]
+        self._edges = {"road": road_adj, "coast": adjacency(cities + sea_ids, coasts),
+                       "sea": sea_adj}
+        self._nb: dict = {}         # (kinds, node) -> sorted tuple of neighbours
+        self._dist: dict = {}       # (kinds, node) -> {node: edges on a shortest path}
+
     @cached_property
     def graph(self):
         """The board as a networkx Graph, for drawing (rulespec.mapdraw, rulespec.mapplot):
@@ -184,6 +192,46 @@ class Board:
         included; the Annex rule filters them out). Empty for inland cities."""
         return self._ports_reachable.get(city, frozenset())
 
+    # --- the generic graph: nodes (cities, seas) joined by edges of a kind (EDGE_KINDS) ---------
+    def _adjacent(self, kinds: tuple) -> dict:
+        """node -> neighbours over the edges of any of `kinds` (memoised per tuple of kinds)."""
+        key = ("adj", kinds)
+        adj = self._nb.get(key)
+        if adj is None:
+            adj = {}
+            for k in kinds:
+                for n, nbs in self._edges[k].items():
+                    adj.setdefault(n, set()).update(nbs)
+            adj = self._nb[key] = {n: tuple(sorted(nbs)) for n, nbs in adj.items()}
+        return adj
+
+    def neighbours(self, node: str, kinds: tuple) -> tuple:
+        """The nodes one edge of one of `kinds` away, sorted (none for an unknown node)."""
+        return self._adjacent(kinds).get(node, ())
+
+    def _distances(self, node: str, kinds: tuple) -> dict:
+        key = (kinds, node)
+        got = self._dist.get(key)
+        if got is None:
+            adj = self._adjacent(kinds)
+            got = self._dist[key] = distances(adj, node) if node in adj else {}
+        return got
+
+    def distance(self, a: str, b: str, kinds: tuple) -> int | None:
+        """Edges of `kinds` on a shortest path from a to b (0 from a node to itself); None when
+        no such path exists."""
+        if a == b:
+            return 0
+        return self._distances(a, kinds).get(b)
+
+    def reachable(self, node: str, kinds: tuple) -> tuple:
+        """Every other node a path over edges of `kinds` reaches from `node`, sorted."""
+        key = ("reach", kinds, node)
+        got = self._nb.get(key)
+        if got is None:
+            got = self._nb[key] = tuple(sorted(n for n in self._distances(node, kinds) if n != node))
+        return got
+
     @property
     def ports(self) -> frozenset[str]:
         return self._ports
@@ -194,7 +242,12 @@ class Board:
 
 # the graph queries of Board, which a pack without a map cannot answer
 GRAPH_QUERIES = ("resolve", "name", "value", "road_neighbours", "adjacent_by_road", "road_distance", "seas_of",
-                 "is_port", "is_pirate", "is_annexable", "seas_between", "ports_reachable")
+                 "is_port", "is_pirate", "is_annexable", "seas_between", "ports_reachable",
+                 "neighbours", "distance", "reachable")
+
+# The kinds of edge of the map format (map.yaml): `roads` join cities, a port's `seas` join it to
+# each sea it borders, `sea_links` join seas. The rules name them: neighbours(c, via: road).
+EDGE_KINDS = ("road", "coast", "sea")
 
 
 class NoMap:
@@ -233,3 +286,22 @@ def board_for(pack, setup_data, players: int):
     if doc is None:
         return NoMap()
     return Board.from_pack_data(doc.data, setup_data, players)
+
+# The functions of the language that walk the map's graph, each with a `via:` of edge kinds.
+GRAPH_FUNCTIONS = ("neighbours", "distance", "reachable")
+
+
+def via_kinds(via) -> tuple[tuple, list]:
+    """The edge kinds a `via:` argument names (an AST node: one bare name, or a list of them),
+    and the nodes that name none (for the checker's diagnostics). A graph function's `via:` is
+    resolved when the rules are compiled, so the query is a table lookup at run time."""
+    from . import ast as A
+    items = via.items if isinstance(via, A.ListExpr) else [via]
+    kinds, bad = [], []
+    for it in items:
+        if isinstance(it, A.Name) and it.id in EDGE_KINDS:
+            if it.id not in kinds:
+                kinds.append(it.id)
+        else:
+            bad.append(it)
+    return tuple(sorted(kinds)), bad

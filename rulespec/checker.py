@@ -19,6 +19,7 @@ from .kinds import KINDS, WORLD_KINDS, KindSpec
 from .pack import Decl, Pack
 from .flow import NAME_SPELLINGS, check_flow
 from .mapless import check_map_use
+from .board import EDGE_KINDS, GRAPH_FUNCTIONS, via_kinds
 from .vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS, VERBS
 from .world import CHECKER_TYPE, build_world, zone_type
 
@@ -831,6 +832,9 @@ class Checker:
             return env[e.id] or "any"
         if NAME_SPELLINGS.get(e.id, e.id) in GLOBALS:
             return GLOBALS[NAME_SPELLINGS.get(e.id, e.id)][0]
+        plural = self.world.plural_kind(e.id)
+        if plural is not None:      # every record of a kind, by its plural (cities, sides)
+            return "set:" + CHECKER_TYPE.get(plural, plural)
         gz = self.world.game_zone(e.id)
         if gz is not None:          # a zone of the game itself, read by its name: what it holds
             return zone_type(gz)
@@ -848,7 +852,7 @@ class Checker:
         if e.id in FUNCTIONS:
             return "any"
         candidates = list(env) + list(GLOBALS) + list(self.names) + list(CONSTANTS) + \
-            [z for z in self.world.zones if self.world.game_zone(z)]
+            [z for z in self.world.zones if self.world.game_zone(z)] + [k.plural for k in self.world.kinds.values() if k.store]
         self.diag("RS105", f"unknown name '{e.id}'", e.span,
                   self.removed_hint(e.id) or did_you_mean(e.id, candidates) or
                   "declare it with `let`, as a parameter, or in the pack", missing=(e.id,))
@@ -978,6 +982,8 @@ class Checker:
         if name == "first_of_each" and len(e.args) == 1:
             t = self.expr(e.args[0], env)       # the same things, fewer
             return t if t.startswith("set:") else "set:any"
+        if name in GRAPH_FUNCTIONS:
+            return self.graph_call(name, sig, e, env)
         for k, v in e.kwargs.items():       # built-in functions take their arguments by position
             self.diag("RS107", f"function '{name}' has no keyword parameter '{k}'", getattr(v, "span", e.span),
                       f"give its arguments by position: {name}({', '.join(sig.params)})")
@@ -991,6 +997,27 @@ class Checker:
             self.expr(v, env)
         if name in ("max", "min") and e.args:
             return "number"
+        return sig.returns
+
+    def graph_call(self, name, sig, e, env) -> str:
+        """neighbours/distance/reachable(..., via: KIND or [KIND, ...]): the kinds of edge of the
+        map (rulespec.board.EDGE_KINDS) are names of the map format, not values."""
+        for a, t in zip(e.args, sig.params):
+            self.want(a, t, env)
+        for k, v in e.kwargs.items():
+            if k != "via":
+                self.diag("RS107", f"function '{name}' has no keyword parameter '{k}'", getattr(v, "span", e.span),
+                          f"write {name}({', '.join(sig.params)}, via: road)")
+        via = e.kwargs.get("via")
+        if via is None:
+            self.diag("RS107", f"'{name}' needs `via:`, the kinds of edge a path may use", e.span,
+                      f"write {name}({', '.join(sig.params)}, via: road); edge kinds: {', '.join(EDGE_KINDS)}")
+            return sig.returns
+        _, bad = via_kinds(via)
+        for b in bad:
+            got = b.id if isinstance(b, A.Name) else "this"
+            self.diag("RS105", f"'{got}' is not a kind of edge of the map", getattr(b, "span", e.span),
+                      did_you_mean(got, EDGE_KINDS) or "edge kinds: " + ", ".join(EDGE_KINDS), missing=(got,))
         return sig.returns
 
     def record_value(self, e, rec, env) -> str:

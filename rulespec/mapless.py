@@ -11,9 +11,8 @@ from rulespec import ast as A
 from rulespec.errors import Diagnostic, source_line_at
 
 # the functions and globals of the language that read the map's graph (rulespec.vocabulary)
-MAP_FUNCTIONS = frozenset({"adjacent_by_road", "road_neighbours", "road_distance", "seas_between", "seas_of",
-                           "is_port", "ports_reachable", "modified_value"})
-MAP_GLOBALS = frozenset({"seas"})
+MAP_FUNCTIONS = frozenset({"neighbours", "distance", "reachable", "modified_value"})
+MAP_GLOBALS = frozenset()
 
 
 def _values(decl):
@@ -41,18 +40,43 @@ def _bound(node) -> set:
     return out
 
 
+def _calls(decl) -> set:
+    """The names a declaration calls as functions."""
+    return {n.func.id for value in _values(decl) for n in A.walk(value)
+            if isinstance(n, A.Call) and isinstance(n.func, A.Name)}
+
+
+def map_formulas(pack) -> set:
+    """The formulas that ask the map's graph, themselves or through another such formula (a
+    pack's `road_neighbours(c)` is `neighbours(c, via: road)`): a call of one is a graph query
+    where it is written, and their own bodies are not reported (a library may declare them)."""
+    formulas = {d.id: _calls(d) for d in pack.decls.values() if d.kind == "formula"}
+    out: set = set()
+    grew = True
+    while grew:
+        grew = False
+        for name, calls in formulas.items():
+            if name not in out and calls & (MAP_FUNCTIONS | out):
+                out.add(name)
+                grew = True
+    return out
+
+
 def check_map_use(pack) -> list:
     """RS105 at every graph query of a playable pack (a setup and a game) that has no map.yaml.
     A library (no setup or no game) may leave its map to the packs that extend it."""
     if "map" in pack.data or "setup" not in pack.data or not pack.of_kind("game"):
         return []
     out = []
+    asks = MAP_FUNCTIONS | map_formulas(pack)
     for decl in pack.decls.values():
+        if decl.kind == "formula" and decl.id in asks:
+            continue
         params = {p.name for p in decl.params}
         for value in _values(decl):
             local = params | _bound(value)
             for n in A.walk(value):
-                if isinstance(n, A.Call) and isinstance(n.func, A.Name) and n.func.id in MAP_FUNCTIONS \
+                if isinstance(n, A.Call) and isinstance(n.func, A.Name) and n.func.id in asks \
                         and n.func.id not in local:
                     name, span = n.func.id, n.func.span
                 elif isinstance(n, A.Name) and n.id in MAP_GLOBALS and n.id not in local:

@@ -24,9 +24,6 @@ class Sig:
 GLOBALS = {
     "player": ("player", "the player whose decision or turn it is"),
     "players": ("set:player", "all players, in turn order"),
-    "sides": ("set:player", "every side: the players in seat order, then the factions (`side X { plays: false }`) in declaration order"),
-    "cities": ("set:city", "the cities in play"),
-    "seas": ("set:sea", "the seas"),
     "alliances": ("set:alliance", "the Major Powers"),
     "round": ("number", "the current round (1, 2, ...): the pack names it (a Year, a Round...); `year` is another spelling"),
     "phase": ("phase", "the phase being played (spring, winter...)"),
@@ -44,16 +41,11 @@ FUNCTIONS: dict[str, Sig] = {
     "any": Sig(("set:bool",), "bool", "true if at least one element is true"),
     "all": Sig(("set:bool",), "bool", "true if every element is true"),
     "abs": Sig(("number",), "number", "absolute value"),
-    "rank": Sig(("player", "set:number"), "number", "1-based rank of a player by a per-player value, ties share"),
-    "lookup": Sig(("any", "any"), "any", "the value of a table row: lookup(salaries, troops)"),
-    # map queries (precomputed tables: cheap in the hot loop)
-    "adjacent_by_road": Sig(("city", "city"), "bool", "a road joins the two cities"),
-    "road_neighbours": Sig(("city",), "set:city", "cities one road away"),
-    "road_distance": Sig(("city", "city"), "number", "fewest roads between two cities (99 if none)"),
-    "seas_between": Sig(("city", "city"), "number", "seas crossed between two ports (same sea = 1)"),
-    "seas_of": Sig(("city",), "set:sea", "seas a port borders"),
-    "is_port": Sig(("city",), "bool", "the city borders a sea"),
-    "ports_reachable": Sig(("city",), "set:city", "ports reachable by sea from a port"),
+    # the map's graph (precomputed tables: cheap in the hot loop). `via:` names the kinds of edge
+    # a path may use (rulespec.board.EDGE_KINDS: road, coast, sea), one or a list: via: [coast, sea]
+    "neighbours": Sig(("any",), "set:any", "the nodes (cities, seas) one edge of the `via:` kinds away, sorted: neighbours(c, via: road)"),
+    "distance": Sig(("any", "any"), "number", "fewest edges of the `via:` kinds between two nodes (0 to itself, 99 if none): distance(a, b, via: road)"),
+    "reachable": Sig(("any",), "set:any", "every other node a path of edges of the `via:` kinds reaches, sorted: reachable(c, via: [coast, sea])"),
     # state queries
     "modified_value": Sig(("city", "player"), "number", "base value -1 for the player's Agent, +1 for another's"),
     "position": Sig(("any", "track"), "number", "a side's space on a track, or a shared marker's (its track may be left out: position(m))", 1),
@@ -61,10 +53,7 @@ FUNCTIONS: dict[str, Sig] = {
     "steps_left": Sig(("player", "track"), "number",
                       "how many more spaces the player may advance on a track this Year (its max_steps_per_year; 99 without one)"),
     "symbols_owned": Sig(("player", "symbol"), "number", "symbols on all the player's cards and tiles, either side"),
-    "bottom": Sig(("any", "symbol"), "number", "how many of a symbol the bottom of one card or tile shows"),
-    "owns": Sig(("player", "any"), "bool", "the player owns this card/tile (or one of this type)"),
     "owned": Sig(("player", "str"), "set:any", "the player's cards/tiles of a type (notable, title, city...)"),
-    "holder": Sig(("alliance",), "player?", "who holds an alliance"),
     "option": Sig(("str",), "any", "the value of a rule option"),
     "location": Sig(("any",), "set:any", "where a thing is kept: [the record, \"RECORD.FIELD\"] for a holder field of a record of a list ([red.room2, \"room.impr\"]), [the owner, the zone] for a zone a kind owns ([red, \"outside\"]), else [none, none]"),
     "instances": Sig(("any",), "set:any", "every instance of a kind, in the pack's order: the copies of the cards or tiles of the catalogue (instances(card)), the records of a declared kind, or the declarations of a kind (instances(component))"),

@@ -144,6 +144,14 @@ class World:
         name = KIND_OF_TYPE.get(checker_type, checker_type)
         return self.kinds.get(name) or self.records.get(name)
 
+    def plural_kind(self, name: str) -> str | None:
+        """The kind whose plural `name` is (`kind city { plural: cities }`, the built-in `sides`):
+        a bare name in the rules for every record of the kind, in their order (instances(KIND))."""
+        for k in self.kinds.values():
+            if k.plural == name and k.store:
+                return k.name
+        return None
+
     def field(self, checker_type: str, name: str) -> FieldDef | None:
         k = self.kind_of(checker_type.rstrip("?")) if checker_type else None
         if k is None:

@@ -56,7 +56,7 @@ def test_a_game_without_a_map_has_no_board_and_no_cities():
     engine = race()
     state = engine.new_game(2, seed=0)
     assert isinstance(engine.runtime(state).board, NoMap)
-    assert state["cities"] == {} and engine.runtime(state).g_seas({}) == []
+    assert state["cities"] == {} and engine.runtime(state).f_instances("city") == []
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -92,7 +92,7 @@ def test_a_graph_query_without_a_map_is_a_positioned_fault_not_a_crash():
     assert e.value.code == "RS105" and "no map" in e.value.first.message
     report = validate_pack(PACKS / "broken" / "rs105_graph_query_without_map", [PACKS])
     assert [(d.code, d.span.line, d.span.column) for d in report.diagnostics] == [("RS105", 6, 14)]
-    assert "this pack has no map: 'road_distance'" in report.diagnostics[0].message
+    assert "this pack has no map: 'distance'" in report.diagnostics[0].message
 
 
 def test_a_local_name_that_shadows_a_map_global_is_not_a_graph_query(make_pack):
