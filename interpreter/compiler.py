@@ -19,6 +19,8 @@ from rulespec import prompts
 from rulespec.errors import UNKNOWN_SPAN, Diagnostic, RuleFault, RulespecError, Span
 from rulespec.flow import NAME_SPELLINGS
 from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS
+from rulespec.checker import catalogue_type
+from rulespec.kinds import SPACE
 from rulespec.world import CHECKER_TYPE, zone_type
 
 from . import costs, world_store
@@ -103,11 +105,14 @@ class Compiler:
         self.slots = slots or (lambda t, name: None)
         self.literals = literals or {}     # formula id -> its plain value, as prompts show it
         self.program = program or Program()
+        from .state import type_of        # (state imports the VM, which imports this module)
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
         self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_count": _count,
                           "_field": world_store.get, "_record": world_store.new_record,
-                          "_entry": _entry_value()}
+                          "_entry": _entry_value(), "_type_of": type_of}
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
+        self.catalogue: dict = {}           # (kind, field) -> type: the fields of catalogue kinds (Checker.catalogue_fields)
+        self.catalogue_ids: set = set()     # (kind, "id") of every catalogue kind: `x.id` is its catalogue id
         self._tmps = 0
         self._depth = 0         # of the expression being compiled, within its generated function
         self._pyvars: dict = {}             # rules variable -> Python local, in a comprehension's own code
@@ -255,6 +260,20 @@ class Compiler:
             else:
                 read = f"_field(rt, {self._const(slot)}, {o})"
             return f"(None if ({o} := {obj}) is None else {read})", slot.checker_type
+        if base == "space" and name in SPACE.fields:
+            # a field of a track's `space` block (space(t, n).points): its declared value
+            o = self._tmp()
+            return f"(None if ({o} := {obj}) is None else rt.space_field({o}, {name!r}, {env}))", \
+                catalogue_type(SPACE.fields[name].type)
+        ct = self.catalogue.get((base, name))
+        if ct is not None:
+            # a field of a catalogue kind (`kind card { field pp: number }`): what the thing's
+            # declaration gives, read straight from the catalogue
+            o = self._tmp()
+            return f"(None if ({o} := {obj}) is None else rt.catalogue_field({o}, {name!r}, {env}))", ct
+        if name == "id" and (base, "id") in self.catalogue_ids:
+            o = self._tmp()         # the catalogue id of a thing: 'merchant' for the copy 'merchant#2'
+            return f"(None if ({o} := {obj}) is None else _type_of({o}))", "str"
         if self.world is not None and self.world.entry_field(base, name) is not None:
             # an entry field: kept where the thing is now (interpreter/verbs.py)
             o = self._tmp()

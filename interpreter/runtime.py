@@ -3,7 +3,7 @@
 Every entry of rulespec.vocabulary is implemented here, once:
   g_NAME(env)        global names (players, cities, round ...)
   a_TYPE_NAME(obj)   attributes (player.florins, city.controller ...)
-  f_NAME(*args)      functions (count, adjacent_by_road, modified_value ...)
+  f_NAME(*args)      functions (count, adjacent_by_road, position ...)
   v_NAME(env, args, kwargs, span)   verbs (gain, flip, place_disc, move_troop ...)
 Values are plain data: players are colour ids, cities/seas/actions/alliances their ids,
 cards and tiles instance ids ("merchant#2"). Verbs that run rules of their own (perform, run)
@@ -221,21 +221,8 @@ class Runtime(PalaceMixin, FightMixin):
     def a_city_value(self, c):
         return self.board.value(c)
 
-    def a_city_is_port(self, c):
-        return self.board.is_port(c)
-
-    def a_city_pirate(self, c):
-        return self.board.is_pirate(c)
-
     def a_city_annexable(self, c):
         return self.board.is_annexable(c)
-
-
-    def a_city_tile(self, c):
-        return self.city_tile_of(c)
-
-    def a_tile_spent(self, x):
-        return x in self.state.get("spent", ())
 
 
     # ------------------------------------------------------------ cards, tiles, alliances
@@ -245,49 +232,22 @@ class Runtime(PalaceMixin, FightMixin):
                 return p
         return None
 
-    def a_card_owner(self, x):
-        return self.owner_of(x)
-
-    a_tile_owner = a_card_owner
-
-    def a_card_pp(self, x):
-        return self.item(x).get("pp", lambda rt, env: 0)(self, {"self": x, "player": self.owner_of(x)})
-
-    a_tile_pp = a_card_pp
-
-    def a_card_type(self, x):
-        return self.item(x).get("type")
-
-    a_tile_type = a_card_type
-
-    def a_card_cost(self, x):
-        """The purchase cost, or none for cards/tiles that are not for sale."""
-        f = self.item(x).get("cost")
-        return f(self, {"self": x, "player": self.env.get("player")}) if f else None
-
-    a_tile_cost = a_card_cost
-
-    def a_card_copies(self, x):
-        return self.item(x).get("copies", 1)
-
-
-    def a_track_leader_bonus(self, t):
-        return self.rs.tracks[t]["leader_bonus"]
-
-    def a_sea_name(self, s):
-        return s
-
-    def a_colour_name(self, c):
-        return c
-
-    def a_colour_house(self, c):
-        return c
-
-    def a_action_name(self, a):
-        d = self.rs.decls.get(("action", a))
-        return d.title if d else a
-
-    a_symbol_name = a_action_name
+    def catalogue_field(self, x, name, env):
+        """`x.F` of a field of a catalogue kind (compiled): what the declaration of the card or
+        tile gives (its value for `self` = x, when it is a formula), or another catalogue
+        thing's declared field (Runtime.field_of). A value a rule set on the thing wins."""
+        vs = self.state.get("vars")
+        if vs and x in vs and name in vs[x]:
+            return vs[x][name]
+        it = self.rs.items.get(x)
+        if it is None:
+            if not (self.is_card(x) or self.is_tile(x)):
+                return self.field_of(x, name, env)
+            it = self.item(x)
+        v = it.get(name)
+        if callable(v):
+            return v(self, {"self": x, "player": env.get("player")})
+        return v
 
     def type_name(self, obj) -> str | None:
         """The runtime type of a value (for attributes on values typed `any`)."""
@@ -409,8 +369,6 @@ class Runtime(PalaceMixin, FightMixin):
                     return v
                 if callable(v):
                     return v(self, {"self": obj, "player": env.get("player")})
-                if name == "owner":
-                    return self.a_card_owner(obj)
                 if name in verbs.entry_names(self):     # kept where the thing is (interpreter/verbs.py)
                     return verbs.entry_value(self, obj, name)
                 return v
@@ -522,6 +480,10 @@ class Runtime(PalaceMixin, FightMixin):
                 got = [d.id for d in self.rs.pack.of_kind(kind)]
             self.rs.instances[kind] = got
         return list(got)
+
+    def f_flatten(self, lists):
+        """The elements of the lists, one list after the other (none and empty lists add nothing)."""
+        return [x for part in lists or () if part for x in part]
 
     def f_first_of_each(self, things):
         """The first of each catalogue id, in order (the top of each pile)."""
@@ -664,18 +626,6 @@ class Runtime(PalaceMixin, FightMixin):
             return v(self, {"player": env.get("player")})
         return v
 
-    def a_space_points(self, ref):
-        return self.space_field(ref, "points", {}) or 0
-
-    def a_space_cost(self, ref):
-        return self.space_field(ref, "cost", self.env)
-
-    def a_space_ends_game(self, ref):
-        return bool(self.space_field(ref, "ends_game", {}))
-
-    def a_space_cortigiano(self, ref):
-        return self.space_field(ref, "cortigiano", {}) or 0
-
     def f_standings(self, track):
         st = self.state["tracks"][track]
         if self.rs.tracks[track]["shared"]:
@@ -764,20 +714,13 @@ class Runtime(PalaceMixin, FightMixin):
     def f_ports_reachable(self, c):
         return sorted(self.board.ports_reachable(c))
 
-    def f_modified_value(self, c, p):
-        s = self.C(c)
-        v = self.board.value(c)
-        if s["agent"] is not None:
-            v += -1 if s["agent"] == p else (1 if s["controller"] is None else 0)
-        return v
-
     def f_position(self, p, track=None):
         return tracks.position(self, p, track)
 
     def f_zone_of(self, x):
         return tracks.zone_of(self, x)
 
-    def f_steps_left(self, p, track):
+    def _steps_left(self, p, track):
         """Spaces still allowed this Year by the track's max_steps_per_year (steps taken are
         kept per player as [year, steps] under the track's `year_steps`)."""
         tr = self.rs.tracks.get(track) or {}
@@ -1148,7 +1091,7 @@ class Runtime(PalaceMixin, FightMixin):
         old = st["pos"].get(p, 0)
         new = max(0, min(top, old + n))
         if tr.get("max_steps_per_year") is not None and new > old:
-            left = self.f_steps_left(p, track)
+            left = self._steps_left(p, track)
             if new - old > left:
                 word = self.rs.game.get("round_name", "round")      # the pack's word: a Year, a Round...
                 raise Abort(f"at most {tr['max_steps_per_year']} step(s) per {word} on this track "

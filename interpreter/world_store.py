@@ -232,7 +232,7 @@ def put_item(rt, s: Slot, x, key, value):
     """`set x.F[key] = value` on a `count by` or `map` field, changed in place so the other keys
     keep their order (the order of a record's keys is part of the stored state): a new key goes
     at the end; a count of 0 (or less) removes its key, as a count by is never kept at zero."""
-    rec = record(rt, s.store, x, s.kind)
+    rec = the_ref(rt, x, s.kind)[3] if s.of_record else record(rt, s.store, x, s.kind)
     if s.home:
         rec = rec[s.home]
     m = rec.get(s.key) if s.sparse else rec[s.key]
