@@ -251,7 +251,9 @@ class Compiler:
         if slot is not None:
             # a field the pack declares: read from the record (rt.rec: Abort on a bad id)
             o = self._tmp()
-            if slot.direct:
+            if slot.printed:        # printed on the map (`@map`): the instance's map.yaml entry
+                read = f"rt.board.field({o}, {slot.printed!r}, {self._literal(slot.default)})"
+            elif slot.direct:
                 read = f"rt.rec({slot.store!r}, {o})[{slot.key!r}]"
                 if slot.shape == "list":
                     read = f"list({read})"          # a copy: the record's list is the state's

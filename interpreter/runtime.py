@@ -217,14 +217,6 @@ class Runtime(PalaceMixin, FightMixin):
     def a_player_extra_spaces(self, p):
         return self._space_capacity(p) - sum(1 for s in self.P(p)["court"] if not s.get("shaded"))
 
-    # ------------------------------------------------------------ city attributes
-    def a_city_value(self, c):
-        return self.board.value(c)
-
-    def a_city_annexable(self, c):
-        return self.board.is_annexable(c)
-
-
     # ------------------------------------------------------------ cards, tiles, alliances
     def owner_of(self, x):
         for p in self.state["p"]:          # any side: players first (seat order), then factions

@@ -200,7 +200,7 @@ def _declared_fields(rs, st: dict, setup_of: dict):
         return
     for kind in world.kinds.values():
         records = st.get(kind.store) if kind.store else None
-        fields = [f for f in kind.fields.values() if not f.sparse and not f.home]
+        fields = [f for f in kind.fields.values() if not f.sparse and not f.home and not f.printed]
         if kind.name == GAME:
             missing = [f for f in fields if f.key not in st]
             for f in missing:

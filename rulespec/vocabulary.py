@@ -96,10 +96,6 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
         "action": ("action", "the Action card's action, else the printed one"),
         "arrow_after": ("str?", "the Cortigiano edge ('left'/'right') whose arrow is passed leaving this Room"),
     },
-    "city": {
-        "value": ("number", "base value printed on the board"),
-        "annexable": ("bool", "may be annexed"),
-    },
 }
 
 # Verbs: statements that change the state. Each is one primitive implemented in Python.

@@ -96,6 +96,7 @@ class FieldDef:
     decl: object = None
     holds: bool = False         # `@holds`: a holder field of a record: the one place of the thing it names
     entry: bool = False         # `@entry`: a record field that belongs to the thing held (reset when it moves)
+    printed: str = ""           # `@map` / `@map("k")`: read from the instance's map.yaml entry, never stored
 
 
 @dataclass
@@ -438,7 +439,8 @@ class _Builder:
         return FieldDef(name, owner, ft, dv.value if dv is not None else None, str(_plain(d, "key") or name), span,
                         sparse=bool(_plain(d, "sparse", False)), minimum=minimum,
                         setup=str(_plain(d, "setup") or ""), doc=d.title, decl=d,
-                        holds=_flag(d, "holds"), entry=_flag(d, "entry"))
+                        holds=_flag(d, "holds"), entry=_flag(d, "entry"),
+                        printed=str(_plain(d, "map") or name) if _flag(d, "map") else "")
 
     def _mark_enums(self, ft: FieldType | None):
         while ft is not None:
