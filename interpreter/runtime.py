@@ -191,7 +191,9 @@ class Runtime(PalaceMixin, FightMixin):
 
     # ------------------------------------------------------------ player attributes
 
-    def a_player_cards(self, p):
+    def cards_of(self, p):
+        """The cards a side owns, in the order of the pack's `cards` formula (palace.rules): for
+        the engine's own searches (owner_of, symbols_owned, modifier)."""
         if self.memo is None or not isinstance(p, str):
             return self._player_cards(p)
         return list(self.memoised(("cards", p), self._player_cards, p))   # a copy: callers may extend it
@@ -206,9 +208,6 @@ class Runtime(PalaceMixin, FightMixin):
         """The tiles in a side's `tiles` zone (none for a pack that declares no such zone)."""
         return [t["id"] for t in self.P(p).get("tiles", ())]
 
-    def a_player_indulgences(self, p):
-        return sum(1 for r in self.P(p)["rooms"] if r["indulgence"])
-
     def a_player_cortigiano_spaces(self, p):
         """How many Cortigiano spaces the player is entitled to now (base + Titles, bonuses and
         track spaces, at most the Palace's maximum)."""
@@ -220,7 +219,7 @@ class Runtime(PalaceMixin, FightMixin):
     # ------------------------------------------------------------ cards, tiles, alliances
     def owner_of(self, x):
         for p in self.state["p"]:          # any side: players first (seat order), then factions
-            if x in self.a_player_cards(p) or x in self.tiles_of(p) or x in self.P(p)["outside"]:
+            if x in self.cards_of(p) or x in self.tiles_of(p) or x in self.P(p)["outside"]:
                 return p
         return None
 
@@ -595,7 +594,7 @@ class Runtime(PalaceMixin, FightMixin):
 
     def f_modifier(self, p, hook):
         total = 0
-        for x in self.a_player_cards(p) + self.tiles_of(p) + self.P(p)["outside"]:
+        for x in self.cards_of(p) + self.tiles_of(p) + self.P(p)["outside"]:
             for ab in self.item(x).get("abilities", []):
                 a = self.rs.abilities.get(ab)
                 if a and a["modifies"] == hook:
@@ -730,7 +729,7 @@ class Runtime(PalaceMixin, FightMixin):
 
     def f_symbols_owned(self, p, symbol):
         n = 0
-        for x in self.a_player_cards(p) + self.tiles_of(p):
+        for x in self.cards_of(p) + self.tiles_of(p):
             n += self.f_bottom(x, symbol)
         return n
 
@@ -742,7 +741,7 @@ class Runtime(PalaceMixin, FightMixin):
         return self.memoised(("owned", p), self._things_of, p)
 
     def _things_of(self, p) -> list:
-        return self.a_player_cards(p) + self.tiles_of(p) + self.P(p)["outside"]
+        return self.cards_of(p) + self.tiles_of(p) + self.P(p)["outside"]
 
     def f_owns(self, p, x):
         owned = self._owned_things(p)

@@ -87,8 +87,6 @@ FUNCTIONS: dict[str, Sig] = {
 
 ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
     "player": {
-        "cards": ("set:card", "cards in the Palace"),
-        "indulgences": ("number", "Indulgence cards in the Palace"),
         "cortigiano_spaces": ("number", "Cortigiano spaces the player is entitled to (printed + extra)"),
         "extra_spaces": ("number", "extra (shaded) Cortigiano spaces the player is entitled to"),
     },
