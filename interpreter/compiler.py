@@ -221,6 +221,10 @@ class Compiler:
         gz = self.world.game_zone(n) if self.world is not None else None
         if gz is not None:
             return f"rt.zone_things({self._const(world_store.zone_read(gz))}, None)", zone_type(gz)
+        pk = self.world.plural_kind(n) if self.world is not None else None
+        if pk is not None and not (n in self.bare and self.names.get(n) == "formula"):
+            # the plural of a kind with stored records: its instances (`alliances`)
+            return f"rt.f_instances({pk.name!r})", "set:" + CHECKER_TYPE.get(pk.name, pk.name)
         if n in self.bare and self.names.get(n) == "formula":
             return f"rt.named({n!r}, {env})", self.bare[n]
         if n in self.names:

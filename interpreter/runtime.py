@@ -173,9 +173,6 @@ class Runtime(PalaceMixin, FightMixin):
     def g_seas(self, env):
         return sorted({s for c in self.state["cities"] for s in self.board.seas_of(c)})
 
-    def g_alliances(self, env):
-        return list(self.state["alliances"])
-
     def g_round(self, env):
         return self.state["year"]       # the round counter (the state keeps the base game's key)
 

@@ -840,6 +840,10 @@ class Checker:
         gz = self.world.game_zone(e.id)
         if gz is not None:          # a zone of the game itself, read by its name: what it holds
             return zone_type(gz)
+        pk = self.world.plural_kind(e.id)
+        bare = self.pack.get("formula", e.id) if pk is not None else None
+        if pk is not None and (bare is None or bare.params):    # `alliances`: every instance of a kind
+            return "set:" + CHECKER_TYPE.get(pk.name, pk.name)
         if e.id in self.names:
             kind = self.name_kind.get(e.id)
             if kind:

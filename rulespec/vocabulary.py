@@ -27,7 +27,6 @@ GLOBALS = {
     "sides": ("set:player", "every side: the players in seat order, then the factions (`side X { plays: false }`) in declaration order"),
     "cities": ("set:city", "the cities in play"),
     "seas": ("set:sea", "the seas"),
-    "alliances": ("set:alliance", "the Major Powers"),
     "round": ("number", "the current round (1, 2, ...): the pack names it (a Year, a Round...); `year` is another spelling"),
     "phase": ("phase", "the phase being played (spring, winter...)"),
     "self": ("any", "the card, tile, alliance or action being used"),

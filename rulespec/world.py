@@ -197,6 +197,11 @@ class World:
             return None
         return z if KIND_OF_TYPE.get(checker_type.rstrip("?"), checker_type.rstrip("?")) == z.owner else None
 
+    def plural_kind(self, name: str) -> KindDef | None:
+        """The kind with stored records whose plural is `name` (`kind alliance { plural:
+        alliances }`): the bare name gives its instances, in their stored order."""
+        return next((k for k in self.kinds.values() if k.store and k.plural == name and k.name != GAME), None)
+
     def game_zone(self, name: str) -> ZoneDef | None:
         """The zone `name` of the game itself (`owner: none`, kept under state["supply"]), read
         by its bare name, or None."""
