@@ -117,6 +117,10 @@ class Compiler:
         self._depth = 0         # of the expression being compiled, within its generated function
         self._pyvars: dict = {}             # rules variable -> Python local, in a comprehension's own code
 
+    @staticmethod
+    def _none_fn(rt, env):
+        return None
+
     def fail(self, msg, span):
         raise RulespecError(Diagnostic("RS106", msg, span, "run `rulespec validate` for details"))
 
@@ -560,6 +564,10 @@ class Compiler:
             return (LET, sp, s.name, f)
         if t is A.SetStmt:
             if isinstance(s.target, A.Name):
+                gz = self.world.game_zone(s.target.id) if self.world is not None and s.target.id not in scope else None
+                if gz is not None and gz.counted:
+                    # `set token_supply = n`: how many a counted pile of the game holds (Runtime.set_attr)
+                    return (SET, sp, self._none_fn, "zone", world_store.zone_read(gz), self.fn(s.value, scope))
                 return (SET, sp, None, "var", s.target.id, self.fn(s.value, scope))
             if isinstance(s.target, A.Index) and isinstance(s.target.obj, A.Attr):
                 # `set c.troops[p] = v`: one key of a `count by`/`map` field (Runtime.set_item)

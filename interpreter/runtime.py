@@ -379,6 +379,9 @@ class Runtime(PalaceMixin, FightMixin):
     def set_attr(self, otype, obj, name, value, span):
         """`set x.name = v`: a field the pack declares (interpreter/world_store.py), else a
         variable of a card/tile instance (kept in state['vars']) or of a player."""
+        if otype == "zone":         # `set PILE = n`: a counted zone of the game (name: its ZoneRead)
+            world_store.set_count(self, name, value)
+            return
         slot = self.rs.slot(otype, name) if otype not in (None, "any") else None
         if slot is None and isinstance(obj, str):
             slot = self.rs.slot(self.type_name(obj), name)
@@ -1101,14 +1104,6 @@ class Runtime(PalaceMixin, FightMixin):
             arrival = self.rs.tracks[track]["spaces"][new]["on_arrival"]
             if arrival is not None:
                 return arrival, {"player": kw.get("player", env.get("player"))}
-
-    def v_take_war_token(self, env, args, kw, span):
-        n = int(args[0] if args else 1)
-        p = kw.get("player", env.get("player"))
-        n = min(n, self.state["supply"]["war_tokens"])
-        self.state["supply"]["war_tokens"] -= n
-        self.P(p)["war_tokens"] += n
-
 
     def v_set_turn_order(self, env, args, kw, span):
         order = list(args[0])

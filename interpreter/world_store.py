@@ -347,6 +347,11 @@ def zone_things(rt, zr: ZoneRead, x):
     return held
 
 
+def set_count(rt, zr: ZoneRead, n):
+    """`set PILE = n` on a counted zone of the game: how many it holds now (never below 0)."""
+    rt.state[zr.store][zr.key] = max(0, int(n or 0))
+
+
 def zone_value(zr: ZoneRead, things, type_of):
     """The stored form of a zone holding `things` (a list of ids, or a number for a counted
     zone): entries get their fields' defaults, a grouped zone is {catalogue id: [copies]}."""

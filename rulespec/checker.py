@@ -452,6 +452,13 @@ class Checker:
                           "and this is not one", s.target.span,
                           "e.g. `set c.troops[player] = c.troops[player] + 1` for `field troops: count by side on city`")
             self.expr(s.value, env)
+        elif isinstance(s, A.SetStmt) and isinstance(s.target, A.Name) and s.target.id not in env \
+                and self.world.game_zone(s.target.id) is not None:
+            gz = self.world.game_zone(s.target.id)
+            if not gz.counted:
+                self.diag("RS106", f"`set {gz.name} = ...` sets how many a counted zone holds, and '{gz.name}' "
+                          "holds things", s.target.span, f"move things in and out: `move(x, {gz.name})`")
+            self.want(s.value, "number", env)
         elif isinstance(s, A.SetStmt):
             self.field_hit = None
             self.expr(s.target, env)

@@ -100,7 +100,6 @@ VERBS: dict[str, Sig] = {
     "take_tile": Sig(("any", "str"), "none", "take a tile into the Domain, on the given side", 1),
     "advance": Sig(("track", "number"), "none", "move the player's disc along a track", 1),
     "move_along": Sig(("track", "number"), "none", "move a shared marker n spaces along its track, back when n < 0, stopping at either end: move_along(t, -2, marker: m)"),
-    "take_war_token": Sig(("number",), "none", "take +1 War Bonus tokens from the supply", 1),
     "perform": Sig(("action",), "none", "perform another action (with keyword arguments)"),
     "run": Sig(("procedure",), "none", "run a procedure (with keyword arguments)"),
     "set_turn_order": Sig(("set:player",), "none", "set the turn order"),
