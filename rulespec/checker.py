@@ -929,8 +929,8 @@ class Checker:
             if wf is not None:
                 self.field_hit = wf
                 return wf.type.checker()
-            if base not in self.kinds:
-                known = self.world.names_on(base)
+            if base not in self.kinds or self.kinds[base].open_fields:     # (a map's city: its declared fields)
+                known = self.world.names_on(base) + [n for (t, n) in self.methods if t == base]
                 self.diag("RS105", f"a {base} has no field '{e.name}'", e.span,
                           did_you_mean(e.name, known) or ("fields: " + ", ".join(known) if known else
                                                           f"declare it: `field {e.name} {{ on: {base}; type: ... }}`"),
