@@ -179,13 +179,6 @@ class Runtime(PalaceMixin, FightMixin):
     def g_phase(self, env):
         return self.state["phase"]
 
-    def g_agent_spots(self, env):
-        out = list(self.state["cities"])
-        for p in self.state["players"]:
-            out += [r for rec in self.rs.record_lists for r in world_store.refs(self, rec, p)
-                    if "agent" in world_store.the_ref(self, r)[3]]      # the records an Agent can stand in
-        return out + list(self.state["alliances"]) + self.rs.spot_refs      # + track spaces (spot: true)
-
     # ------------------------------------------------------------ player attributes
 
     def cards_of(self, p):
@@ -605,6 +598,10 @@ class Runtime(PalaceMixin, FightMixin):
 
     def f_space(self, track, n):
         return f"space:{track}:{int(n)}"
+
+    def f_spaces(self, track):
+        spaces = self.rs.tracks[track]["spaces"] if track in self.rs.tracks else ()
+        return [f"space:{track}:{n}" for n in range(len(spaces))]
 
     def space_field(self, ref, name, env):
         _, track, n = (ref.split(":") + ["", ""])[:3]

@@ -30,7 +30,6 @@ GLOBALS = {
     "round": ("number", "the current round (1, 2, ...): the pack names it (a Year, a Round...); `year` is another spelling"),
     "phase": ("phase", "the phase being played (spring, winter...)"),
     "self": ("any", "the card, tile, alliance or action being used"),
-    "agent_spots": ("set:any", "every City, Palace Room and Alliance, and every track space declared `spot: true`: where an Agent can stand"),
     "game": ("game", "the game itself: its declared fields are read and set as game.NAME (`field NAME: T on game`)"),
 }
 
@@ -76,6 +75,7 @@ FUNCTIONS: dict[str, Sig] = {
     "symbols_at_hand": Sig(("player", "symbol"), "number", "as symbols_available, without what a procedure run while paying could add (an Indulgence's Crown)"),
     "modifier": Sig(("player", "str"), "number", "sum of the amounts of the player's abilities for a hook"),
     "space": Sig(("track", "number"), "space", "the n-th space of a track (0 = start)"),
+    "spaces": Sig(("track",), "set:space", "every space of a track, in order: space(t, 0), space(t, 1)..."),
     "standings": Sig(("track",), "set:player", "players furthest along first; ties: higher in the stack first"),
     "owner_of": Sig(("any",), "player?", "who controls a City, owns a Palace Room, or holds an Alliance"),
     "marked": Sig(("any", "str"), "bool", "a flag set with mark(); flags clear at the end of each phase"),
