@@ -908,6 +908,8 @@ class Runtime(PalaceMixin, FightMixin):
 
     def v_run(self, env, args, kw, span):
         pr = args[0]
+        if type(pr) is int:         # an effect a thing's declaration gives (run(t.on_gain, self: t))
+            return pr, {"player": kw.get("player", env.get("player")), "self": kw.get("self")}
         if pr not in self.rs.procedures:
             raise Abort(f"no procedure '{pr}'", span)
         return self.call(self.rs.procedures[pr], env, args[1:], kw, span)
@@ -990,43 +992,6 @@ class Runtime(PalaceMixin, FightMixin):
                     self.state["seq"] += 1
                     st["seq"][p] = self.state["seq"]
                     self.update_cortigiano_spaces(p)      # the 5-city Cortigiano space comes and goes
-
-    def v_take_tile(self, env, args, kw, span):
-        t, side = args[0], (args[1] if len(args) > 1 else None)
-        p = kw.get("player", env.get("player"))
-        pl = self.P(p)
-        inst = None
-        # an exact tile held by another player moves over (conquest: City and Cathedral tiles)
-        for q, ql in self.state["p"].items():
-            for tt in ql["tiles"]:
-                if tt["id"] == t:
-                    ql["tiles"].remove(tt)
-                    inst = t
-                    break
-            if inst:
-                break
-        if inst is None:
-            for pile in (self.state["supply"]["tiles"], self.state["supply"]["bonuses"]):
-                inst = t if t in pile else next((x for x in pile if type_of(x) == type_of(t) and "#" not in t), None)
-                if inst is not None:
-                    pile.remove(inst)
-                    break
-        if inst is None:
-            raise Abort(f"no tile {t} left in the supply", span)
-        if side is None:
-            side = self.item(inst).get("gained_side") or "available"
-        pl["tiles"].append({"id": inst, "exhausted": side == "exhausted"})
-        self._fresh(inst)
-        self.update_cortigiano_spaces(p)
-        on_gain = self.item(inst).get("on_gain")
-        if on_gain is not None and kw.get("run_on_gain", True) and inst not in self.state.get("gained_once", []):
-            self.state.setdefault("gained_once", []).append(inst)
-            return on_gain, {"player": p, "self": inst}
-
-    def _fresh(self, inst):
-        """A card or tile just gained cannot pay until the rules settle the gains
-        (`settle_gains`, and at the start and end of every phase): purchases are simultaneous."""
-        self.state.setdefault("fresh", []).append(inst)
 
     def v_waste_leftover(self, env, args, kw, span):
         """The symbols the player tapped beyond a cost and has not used yet go to waste (the

@@ -97,7 +97,6 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
 
 # Verbs: statements that change the state. Each is one primitive implemented in Python.
 VERBS: dict[str, Sig] = {
-    "take_tile": Sig(("any", "str"), "none", "take a tile into the Domain, on the given side", 1),
     "advance": Sig(("track", "number"), "none", "move the player's disc along a track", 1),
     "move_along": Sig(("track", "number"), "none", "move a shared marker n spaces along its track, back when n < 0, stopping at either end: move_along(t, -2, marker: m)"),
     "perform": Sig(("action",), "none", "perform another action (with keyword arguments)"),
