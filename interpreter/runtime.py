@@ -614,12 +614,6 @@ class Runtime(PalaceMixin, FightMixin):
             return v(self, {"player": env.get("player")})
         return v
 
-    def f_standings(self, track):
-        st = self.state["tracks"][track]
-        if self.rs.tracks[track]["shared"]:
-            raise Abort(f"track '{track}' has shared markers, not a disc per player: no standings")
-        return sorted(self.state["players"], key=lambda p: (-st["pos"].get(p, 0), -st["seq"].get(p, 0)))
-
     def f_owner_of(self, x):
         if x in self.state["cities"]:
             return self.state["cities"][x]["controller"]

@@ -76,7 +76,6 @@ FUNCTIONS: dict[str, Sig] = {
     "modifier": Sig(("player", "str"), "number", "sum of the amounts of the player's abilities for a hook"),
     "space": Sig(("track", "number"), "space", "the n-th space of a track (0 = start)"),
     "spaces": Sig(("track",), "set:space", "every space of a track, in order: space(t, 0), space(t, 1)..."),
-    "standings": Sig(("track",), "set:player", "players furthest along first; ties: higher in the stack first"),
     "owner_of": Sig(("any",), "player?", "who controls a City, owns a Palace Room, or holds an Alliance"),
     "marked": Sig(("any", "str"), "bool", "a flag set with mark(); flags clear at the end of each phase"),
     "without": Sig(("cost", "symbol", "number"), "cost", "the cost with up to n of one symbol waived (a free Crown...)"),
