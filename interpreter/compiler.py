@@ -20,6 +20,8 @@ from rulespec.board import EDGE_KINDS, GRAPH_FUNCTIONS, via_kinds
 from rulespec.errors import UNKNOWN_SPAN, Diagnostic, RuleFault, RulespecError, Span
 from rulespec.flow import NAME_SPELLINGS
 from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS
+from rulespec.checker import catalogue_type
+from rulespec.kinds import SPACE
 from rulespec.world import CHECKER_TYPE, zone_type
 
 from . import costs, world_store
@@ -104,14 +106,21 @@ class Compiler:
         self.slots = slots or (lambda t, name: None)
         self.literals = literals or {}     # formula id -> its plain value, as prompts show it
         self.program = program or Program()
+        from .state import type_of        # (state imports the VM, which imports this module)
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
         self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_count": _count,
                           "_field": world_store.get, "_record": world_store.new_record,
-                          "_entry": _entry_value()}
+                          "_entry": _entry_value(), "_type_of": type_of}
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
+        self.catalogue: dict = {}           # (kind, field) -> type: the fields of catalogue kinds (Checker.catalogue_fields)
+        self.catalogue_ids: set = set()     # (kind, "id") of every catalogue kind: `x.id` is its catalogue id
         self._tmps = 0
         self._depth = 0         # of the expression being compiled, within its generated function
         self._pyvars: dict = {}             # rules variable -> Python local, in a comprehension's own code
+
+    @staticmethod
+    def _none_fn(rt, env):
+        return None
 
     def fail(self, msg, span):
         raise RulespecError(Diagnostic("RS106", msg, span, "run `rulespec validate` for details"))
@@ -214,13 +223,14 @@ class Compiler:
             if n == "game":         # the game's own fields: game.F (world_store: the state's top level)
                 return "'game'", "game"
             return f"rt.g_{n}({env})", GLOBALS[n][0]
-        plural = self.world.plural_kind(n) if self.world is not None else None
-        if plural is not None:      # every record of a kind, by its plural (cities, sides): instances(KIND)
-            store = self.world.kinds[plural].store
-            return f"list(rt.state[{store!r}])", "set:" + CHECKER_TYPE.get(plural, plural)
         gz = self.world.game_zone(n) if self.world is not None else None
         if gz is not None:
             return f"rt.zone_things({self._const(world_store.zone_read(gz))}, None)", zone_type(gz)
+        pk = self.world.plural_kind(n) if self.world is not None else None
+        if pk is not None and not (n in self.bare and self.names.get(n) == "formula"):
+            # the plural of a kind with stored records: its instances (`alliances`, `cities`,
+            # `sides`), instances(KIND) read straight from the store
+            return f"list(rt.state[{pk.store!r}])", "set:" + CHECKER_TYPE.get(pk.name, pk.name)
         if n in self.bare and self.names.get(n) == "formula":
             return f"rt.named({n!r}, {env})", self.bare[n]
         if n in self.names:
@@ -251,7 +261,9 @@ class Compiler:
         if slot is not None:
             # a field the pack declares: read from the record (rt.rec: Abort on a bad id)
             o = self._tmp()
-            if slot.direct:
+            if slot.printed:        # printed on the map (`@map`): the instance's map.yaml entry
+                read = f"rt.board.field({o}, {slot.printed!r}, {self._literal(slot.default)})"
+            elif slot.direct:
                 read = f"rt.rec({slot.store!r}, {o})[{slot.key!r}]"
                 if slot.shape == "list":
                     read = f"list({read})"          # a copy: the record's list is the state's
@@ -260,6 +272,20 @@ class Compiler:
             else:
                 read = f"_field(rt, {self._const(slot)}, {o})"
             return f"(None if ({o} := {obj}) is None else {read})", slot.checker_type
+        if base == "space" and name in SPACE.fields:
+            # a field of a track's `space` block (space(t, n).points): its declared value
+            o = self._tmp()
+            return f"(None if ({o} := {obj}) is None else rt.space_field({o}, {name!r}, {env}))", \
+                catalogue_type(SPACE.fields[name].type)
+        ct = self.catalogue.get((base, name))
+        if ct is not None:
+            # a field of a catalogue kind (`kind card { field pp: number }`): what the thing's
+            # declaration gives, read straight from the catalogue
+            o = self._tmp()
+            return f"(None if ({o} := {obj}) is None else rt.catalogue_field({o}, {name!r}, {env}))", ct
+        if name == "id" and (base, "id") in self.catalogue_ids:
+            o = self._tmp()         # the catalogue id of a thing: 'merchant' for the copy 'merchant#2'
+            return f"(None if ({o} := {obj}) is None else _type_of({o}))", "str"
         if self.world is not None and self.world.entry_field(base, name) is not None:
             # an entry field: kept where the thing is now (interpreter/verbs.py)
             o = self._tmp()
@@ -546,6 +572,10 @@ class Compiler:
             return (LET, sp, s.name, f)
         if t is A.SetStmt:
             if isinstance(s.target, A.Name):
+                gz = self.world.game_zone(s.target.id) if self.world is not None and s.target.id not in scope else None
+                if gz is not None and gz.counted:
+                    # `set token_supply = n`: how many a counted pile of the game holds (Runtime.set_attr)
+                    return (SET, sp, self._none_fn, "zone", world_store.zone_read(gz), self.fn(s.value, scope))
                 return (SET, sp, None, "var", s.target.id, self.fn(s.value, scope))
             if isinstance(s.target, A.Index) and isinstance(s.target.obj, A.Attr):
                 # `set c.troops[p] = v`: one key of a `count by`/`map` field (Runtime.set_item)

@@ -10,7 +10,6 @@ Palace catalogue until catalogue data is readable from the pack (stage 18b).
 from __future__ import annotations
 
 from . import world_store
-from .state import type_of
 
 
 class PalaceMixin:
@@ -72,13 +71,3 @@ class PalaceMixin:
             if x in pl.get("unplaced", ()):
                 return p, "unplaced", None
         return None, None, None
-
-    def a_card_id(self, x):
-        return type_of(x)
-
-    a_tile_id = a_card_id
-
-    def v_use_bottom(self, env, args, kw, span):
-        p, place, d = self.locate(args[0])
-        if place in ("action", "improvement"):
-            self.P(p)["rooms"][d]["used"]["card" if place == "action" else "impr"] = "war"

@@ -114,6 +114,8 @@ class Ruleset:
         rs.comp = Compiler(names, rs.program, literal_values(pack), slots=rs.slot,
                            methods=rs.method_types, bare=checker.bare_formulas(), world=checker.world)
         rs.comp.records = checker.world.records
+        rs.comp.catalogue = checker.catalogue_fields()
+        rs.comp.catalogue_ids = {(k, "id") for (k, _) in rs.comp.catalogue}
         rs.decls = pack.decls
         catalogue = {k for k, kd in checker.world.kinds.items() if kd.decl_fields}
         rs.things = {str(d.id): d.kind for d in pack.decls.values() if d.kind in catalogue}

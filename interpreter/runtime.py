@@ -3,7 +3,7 @@
 Every entry of rulespec.vocabulary is implemented here, once:
   g_NAME(env)        global names (players, cities, round ...)
   a_TYPE_NAME(obj)   attributes (player.florins, city.controller ...)
-  f_NAME(*args)      functions (count, adjacent_by_road, modified_value ...)
+  f_NAME(*args)      functions (count, adjacent_by_road, position ...)
   v_NAME(env, args, kwargs, span)   verbs (gain, flip, place_disc, move_troop ...)
 Values are plain data: players are colour ids, cities/seas/actions/alliances their ids,
 cards and tiles instance ids ("merchant#2"). Verbs that run rules of their own (perform, run)
@@ -169,8 +169,6 @@ class Runtime(PalaceMixin, FightMixin):
     def g_players(self, env):
         return list(self.state["turn_order"])
 
-    def g_alliances(self, env):
-        return list(self.state["alliances"])
 
     def g_round(self, env):
         return self.state["year"]       # the round counter (the state keeps the base game's key)
@@ -178,16 +176,11 @@ class Runtime(PalaceMixin, FightMixin):
     def g_phase(self, env):
         return self.state["phase"]
 
-    def g_agent_spots(self, env):
-        out = list(self.state["cities"])
-        for p in self.state["players"]:
-            out += [r for rec in self.rs.record_lists for r in world_store.refs(self, rec, p)
-                    if "agent" in world_store.the_ref(self, r)[3]]      # the records an Agent can stand in
-        return out + list(self.state["alliances"]) + self.rs.spot_refs      # + track spaces (spot: true)
-
     # ------------------------------------------------------------ player attributes
 
-    def a_player_cards(self, p):
+    def cards_of(self, p):
+        """The cards a side owns, in the order of the pack's `cards` formula (palace.rules): for
+        the engine's own searches (owner_of, symbols_owned, modifier)."""
         if self.memo is None or not isinstance(p, str):
             return self._player_cards(p)
         return list(self.memoised(("cards", p), self._player_cards, p))   # a copy: callers may extend it
@@ -202,9 +195,6 @@ class Runtime(PalaceMixin, FightMixin):
         """The tiles in a side's `tiles` zone (none for a pack that declares no such zone)."""
         return [t["id"] for t in self.P(p).get("tiles", ())]
 
-    def a_player_indulgences(self, p):
-        return sum(1 for r in self.P(p)["rooms"] if r["indulgence"])
-
     def a_player_cortigiano_spaces(self, p):
         """How many Cortigiano spaces the player is entitled to now (base + Titles, bonuses and
         track spaces, at most the Palace's maximum)."""
@@ -213,77 +203,29 @@ class Runtime(PalaceMixin, FightMixin):
     def a_player_extra_spaces(self, p):
         return self._space_capacity(p) - sum(1 for s in self.P(p)["court"] if not s.get("shaded"))
 
-    # ------------------------------------------------------------ city attributes
-    def a_city_value(self, c):
-        return self.board.value(c)
-
-    def a_city_is_port(self, c):
-        return self.board.is_port(c)
-
-    def a_city_pirate(self, c):
-        return self.board.is_pirate(c)
-
-    def a_city_annexable(self, c):
-        return self.board.is_annexable(c)
-
-
-    def a_city_tile(self, c):
-        return self.city_tile_of(c)
-
-    def a_tile_spent(self, x):
-        return x in self.state.get("spent", ())
-
-
     # ------------------------------------------------------------ cards, tiles, alliances
     def owner_of(self, x):
         for p in self.state["p"]:          # any side: players first (seat order), then factions
-            if x in self.a_player_cards(p) or x in self.tiles_of(p) or x in self.P(p)["outside"]:
+            if x in self.cards_of(p) or x in self.tiles_of(p) or x in self.P(p)["outside"]:
                 return p
         return None
 
-    def a_card_owner(self, x):
-        return self.owner_of(x)
-
-    a_tile_owner = a_card_owner
-
-    def a_card_pp(self, x):
-        return self.item(x).get("pp", lambda rt, env: 0)(self, {"self": x, "player": self.owner_of(x)})
-
-    a_tile_pp = a_card_pp
-
-    def a_card_type(self, x):
-        return self.item(x).get("type")
-
-    a_tile_type = a_card_type
-
-    def a_card_cost(self, x):
-        """The purchase cost, or none for cards/tiles that are not for sale."""
-        f = self.item(x).get("cost")
-        return f(self, {"self": x, "player": self.env.get("player")}) if f else None
-
-    a_tile_cost = a_card_cost
-
-    def a_card_copies(self, x):
-        return self.item(x).get("copies", 1)
-
-
-    def a_track_leader_bonus(self, t):
-        return self.rs.tracks[t]["leader_bonus"]
-
-    def a_sea_name(self, s):
-        return s
-
-    def a_colour_name(self, c):
-        return c
-
-    def a_colour_house(self, c):
-        return c
-
-    def a_action_name(self, a):
-        d = self.rs.decls.get(("action", a))
-        return d.title if d else a
-
-    a_symbol_name = a_action_name
+    def catalogue_field(self, x, name, env):
+        """`x.F` of a field of a catalogue kind (compiled): what the declaration of the card or
+        tile gives (its value for `self` = x, when it is a formula), or another catalogue
+        thing's declared field (Runtime.field_of). A value a rule set on the thing wins."""
+        vs = self.state.get("vars")
+        if vs and x in vs and name in vs[x]:
+            return vs[x][name]
+        it = self.rs.items.get(x)
+        if it is None:
+            if not (self.is_card(x) or self.is_tile(x)):
+                return self.field_of(x, name, env)
+            it = self.item(x)
+        v = it.get(name)
+        if callable(v):
+            return v(self, {"self": x, "player": env.get("player")})
+        return v
 
     def type_name(self, obj) -> str | None:
         """The runtime type of a value (for attributes on values typed `any`)."""
@@ -405,8 +347,6 @@ class Runtime(PalaceMixin, FightMixin):
                     return v
                 if callable(v):
                     return v(self, {"self": obj, "player": env.get("player")})
-                if name == "owner":
-                    return self.a_card_owner(obj)
                 if name in verbs.entry_names(self):     # kept where the thing is (interpreter/verbs.py)
                     return verbs.entry_value(self, obj, name)
                 return v
@@ -429,6 +369,9 @@ class Runtime(PalaceMixin, FightMixin):
     def set_attr(self, otype, obj, name, value, span):
         """`set x.name = v`: a field the pack declares (interpreter/world_store.py), else a
         variable of a card/tile instance (kept in state['vars']) or of a player."""
+        if otype == "zone":         # `set PILE = n`: a counted zone of the game (name: its ZoneRead)
+            world_store.set_count(self, name, value)
+            return
         slot = self.rs.slot(otype, name) if otype not in (None, "any") else None
         if slot is None and isinstance(obj, str):
             slot = self.rs.slot(self.type_name(obj), name)
@@ -518,6 +461,10 @@ class Runtime(PalaceMixin, FightMixin):
                 got = [d.id for d in self.rs.pack.of_kind(kind)]
             self.rs.instances[kind] = got
         return list(got)
+
+    def f_flatten(self, lists):
+        """The elements of the lists, one list after the other (none and empty lists add nothing)."""
+        return [x for part in lists or () if part for x in part]
 
     def f_first_of_each(self, things):
         """The first of each catalogue id, in order (the top of each pile)."""
@@ -629,7 +576,7 @@ class Runtime(PalaceMixin, FightMixin):
 
     def f_modifier(self, p, hook):
         total = 0
-        for x in self.a_player_cards(p) + self.tiles_of(p) + self.P(p)["outside"]:
+        for x in self.cards_of(p) + self.tiles_of(p) + self.P(p)["outside"]:
             for ab in self.item(x).get("abilities", []):
                 a = self.rs.abilities.get(ab)
                 if a and a["modifies"] == hook:
@@ -641,6 +588,10 @@ class Runtime(PalaceMixin, FightMixin):
     def f_space(self, track, n):
         return f"space:{track}:{int(n)}"
 
+    def f_spaces(self, track):
+        spaces = self.rs.tracks[track]["spaces"] if track in self.rs.tracks else ()
+        return [f"space:{track}:{n}" for n in range(len(spaces))]
+
     def space_field(self, ref, name, env):
         _, track, n = (ref.split(":") + ["", ""])[:3]
         spaces = self.rs.tracks[track]["spaces"] if track in self.rs.tracks else ()
@@ -651,24 +602,6 @@ class Runtime(PalaceMixin, FightMixin):
         if callable(v):
             return v(self, {"player": env.get("player")})
         return v
-
-    def a_space_points(self, ref):
-        return self.space_field(ref, "points", {}) or 0
-
-    def a_space_cost(self, ref):
-        return self.space_field(ref, "cost", self.env)
-
-    def a_space_ends_game(self, ref):
-        return bool(self.space_field(ref, "ends_game", {}))
-
-    def a_space_cortigiano(self, ref):
-        return self.space_field(ref, "cortigiano", {}) or 0
-
-    def f_standings(self, track):
-        st = self.state["tracks"][track]
-        if self.rs.tracks[track]["shared"]:
-            raise Abort(f"track '{track}' has shared markers, not a disc per player: no standings")
-        return sorted(self.state["players"], key=lambda p: (-st["pos"].get(p, 0), -st["seq"].get(p, 0)))
 
     def f_owner_of(self, x):
         """Who owns a thing: for a record of a kind that declares `owner: FIELD` (a City's
@@ -748,20 +681,13 @@ class Runtime(PalaceMixin, FightMixin):
         """Every other node of the map a path of edges of the kinds `via` reaches, sorted."""
         return list(self.board.reachable(x, via))
 
-    def f_modified_value(self, c, p):
-        s = self.C(c)
-        v = self.board.value(c)
-        if s["agent"] is not None:
-            v += -1 if s["agent"] == p else (1 if s["controller"] is None else 0)
-        return v
-
     def f_position(self, p, track=None):
         return tracks.position(self, p, track)
 
     def f_zone_of(self, x):
         return tracks.zone_of(self, x)
 
-    def f_steps_left(self, p, track):
+    def _steps_left(self, p, track):
         """Spaces still allowed this Year by the track's max_steps_per_year (steps taken are
         kept per player as [year, steps] under the track's `year_steps`)."""
         tr = self.rs.tracks.get(track) or {}
@@ -780,7 +706,7 @@ class Runtime(PalaceMixin, FightMixin):
 
     def f_symbols_owned(self, p, symbol):
         n = 0
-        for x in self.a_player_cards(p) + self.tiles_of(p):
+        for x in self.cards_of(p) + self.tiles_of(p):
             n += self._bottom(x, symbol)
         return n
 
@@ -792,7 +718,7 @@ class Runtime(PalaceMixin, FightMixin):
         return self.memoised(("owned", p), self._things_of, p)
 
     def _things_of(self, p) -> list:
-        return self.a_player_cards(p) + self.tiles_of(p) + self.P(p)["outside"]
+        return self.cards_of(p) + self.tiles_of(p) + self.P(p)["outside"]
 
     def f_owned(self, p, kind):
         out = []
@@ -975,6 +901,8 @@ class Runtime(PalaceMixin, FightMixin):
 
     def v_run(self, env, args, kw, span):
         pr = args[0]
+        if type(pr) is int:         # an effect a thing's declaration gives (run(t.on_gain, self: t))
+            return pr, {"player": kw.get("player", env.get("player")), "self": kw.get("self")}
         if pr not in self.rs.procedures:
             raise Abort(f"no procedure '{pr}'", span)
         return self.call(self.rs.procedures[pr], env, args[1:], kw, span)
@@ -1058,43 +986,6 @@ class Runtime(PalaceMixin, FightMixin):
                     st["seq"][p] = self.state["seq"]
                     self.update_cortigiano_spaces(p)      # the 5-city Cortigiano space comes and goes
 
-    def v_take_tile(self, env, args, kw, span):
-        t, side = args[0], (args[1] if len(args) > 1 else None)
-        p = kw.get("player", env.get("player"))
-        pl = self.P(p)
-        inst = None
-        # an exact tile held by another player moves over (conquest: City and Cathedral tiles)
-        for q, ql in self.state["p"].items():
-            for tt in ql["tiles"]:
-                if tt["id"] == t:
-                    ql["tiles"].remove(tt)
-                    inst = t
-                    break
-            if inst:
-                break
-        if inst is None:
-            for pile in (self.state["supply"]["tiles"], self.state["supply"]["bonuses"]):
-                inst = t if t in pile else next((x for x in pile if type_of(x) == type_of(t) and "#" not in t), None)
-                if inst is not None:
-                    pile.remove(inst)
-                    break
-        if inst is None:
-            raise Abort(f"no tile {t} left in the supply", span)
-        if side is None:
-            side = self.item(inst).get("gained_side") or "available"
-        pl["tiles"].append({"id": inst, "exhausted": side == "exhausted"})
-        self._fresh(inst)
-        self.update_cortigiano_spaces(p)
-        on_gain = self.item(inst).get("on_gain")
-        if on_gain is not None and kw.get("run_on_gain", True) and inst not in self.state.get("gained_once", []):
-            self.state.setdefault("gained_once", []).append(inst)
-            return on_gain, {"player": p, "self": inst}
-
-    def _fresh(self, inst):
-        """A card or tile just gained cannot pay until the rules settle the gains
-        (`settle_gains`, and at the start and end of every phase): purchases are simultaneous."""
-        self.state.setdefault("fresh", []).append(inst)
-
     def v_waste_leftover(self, env, args, kw, span):
         """The symbols the player tapped beyond a cost and has not used yet go to waste (the
         pack says where: e.g. at the end of each Winter step). Until then they pay the next
@@ -1146,7 +1037,7 @@ class Runtime(PalaceMixin, FightMixin):
         old = st["pos"].get(p, 0)
         new = max(0, min(top, old + n))
         if tr.get("max_steps_per_year") is not None and new > old:
-            left = self.f_steps_left(p, track)
+            left = self._steps_left(p, track)
             if new - old > left:
                 word = self.rs.game.get("round_name", "round")      # the pack's word: a Year, a Round...
                 raise Abort(f"at most {tr['max_steps_per_year']} step(s) per {word} on this track "
@@ -1168,14 +1059,6 @@ class Runtime(PalaceMixin, FightMixin):
             arrival = self.rs.tracks[track]["spaces"][new]["on_arrival"]
             if arrival is not None:
                 return arrival, {"player": kw.get("player", env.get("player"))}
-
-    def v_take_war_token(self, env, args, kw, span):
-        n = int(args[0] if args else 1)
-        p = kw.get("player", env.get("player"))
-        n = min(n, self.state["supply"]["war_tokens"])
-        self.state["supply"]["war_tokens"] -= n
-        self.P(p)["war_tokens"] += n
-
 
     def v_set_turn_order(self, env, args, kw, span):
         order = list(args[0])

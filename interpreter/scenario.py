@@ -131,13 +131,13 @@ def refresh(engine, state):
     vm.run(rt)
 
 
-def _run_procedure(rt, name: str, p, *args):
+def _run_procedure(rt, name: str, p, *args, **kw):
     """Run the pack's procedure `name` for player `p` at once, as the rules would call it; a
     refusal (Abort) leaves the VM's frames and pending decision as they were."""
     v = rt.state["vm"]
     frames, pending = len(v["frames"]), v["pending"]
     try:
-        vm.run_now(rt, *rt.call(rt.rs.procedures[name], {"player": p}, list(args), {}))
+        vm.run_now(rt, *rt.call(rt.rs.procedures[name], {"player": p}, list(args), kw))
     except vm.Abort:
         del v["frames"][frames:]
         v["pending"] = pending
@@ -152,7 +152,7 @@ def give(engine, state, spec: dict, doc=None):
         for t in things or []:
             try:
                 if t in engine.rs.tiles or rt.is_tile(t):
-                    rt.v_take_tile({"player": p}, [t], {"player": p, "run_on_gain": False}, Span("<scenario>"))
+                    _run_procedure(rt, "take_tile", p, t, run_on_gain=False)
                 else:
                     _run_procedure(rt, "take_card", p, t)
             except vm.Abort as e:

@@ -34,11 +34,13 @@ class Slot:
     checker_type: str       # the checker's type of its values
     item: str = ""          # the record type of a list of records ('records') or of an index ('index')
     of_record: bool = False  # a field of a record of a list: `x` is a ref ("red.room2")
+    printed: str = ""       # the map.yaml key it is read from (`@map`): printed, never stored
 
     @property
     def direct(self) -> bool:
         """Compiled as `rt.rec(store, x)[key]`: a plain field of a stored record."""
-        return bool(self.store) and not self.sparse and not self.home and self.shape not in ("records", "index")
+        return bool(self.store) and not self.sparse and not self.home and not self.printed \
+            and self.shape not in ("records", "index")
 
 
 def default_value(f):
@@ -78,7 +80,7 @@ def slot_of(kind, f, records=()) -> Slot:
         item = t.of.name if t.of is not None else ""
     return Slot(kind.name, kind.store, f.key, f.home, f.sparse, default_value(f), shape,
                 t.name if t.shape == "scalar" else "", f.minimum, t.checker(), item,
-                of_record=kind.name in records)
+                of_record=kind.name in records, printed=f.printed)
 
 
 # ------------------------------------------------------------------ records of a list
@@ -175,6 +177,8 @@ def record(rt, store: str, x, kind: str = "") -> dict:
 def get(rt, s: Slot, x):
     if x is None:
         return None
+    if s.printed:           # printed on the map: the instance's map.yaml entry (rulespec/board.py)
+        return rt.board.field(x, s.printed, s.default)
     if s.of_record:
         rec = _ref_record(rt, x, s.kind)
     elif s.store and type(x) is str:    # the common read: a stored record by its id
@@ -201,6 +205,8 @@ def put(rt, s: Slot, x, value):
     """`set x.F = value`: kept as the field's type keeps it (an int, a copy of a list...),
     clamped to its minimum; a sparse field of the record set to none is removed (a value in a
     home map, a `player_var`, keeps none as its value)."""
+    if s.printed:
+        raise vm.Abort(f"the {s.kind}'s {s.key} is printed on the map: no rule can change it")
     rec = the_ref(rt, x, s.kind)[3] if s.of_record else record(rt, s.store, x, s.kind)
     if s.home:
         rec = rec[s.home]
@@ -232,7 +238,9 @@ def put_item(rt, s: Slot, x, key, value):
     """`set x.F[key] = value` on a `count by` or `map` field, changed in place so the other keys
     keep their order (the order of a record's keys is part of the stored state): a new key goes
     at the end; a count of 0 (or less) removes its key, as a count by is never kept at zero."""
-    rec = record(rt, s.store, x, s.kind)
+    if s.printed:
+        raise vm.Abort(f"the {s.kind}'s {s.key} is printed on the map: no rule can change it")
+    rec = the_ref(rt, x, s.kind)[3] if s.of_record else record(rt, s.store, x, s.kind)
     if s.home:
         rec = rec[s.home]
     m = rec.get(s.key) if s.sparse else rec[s.key]
@@ -337,6 +345,11 @@ def zone_things(rt, zr: ZoneRead, x):
     if zr.shape == "grouped":
         return [i for pile in held.values() for i in pile]
     return held
+
+
+def set_count(rt, zr: ZoneRead, n):
+    """`set PILE = n` on a counted zone of the game: how many it holds now (never below 0)."""
+    rt.state[zr.store][zr.key] = max(0, int(n or 0))
 
 
 def zone_value(zr: ZoneRead, things, type_of):

@@ -45,8 +45,10 @@ class Board:
         alias: dict[str, str] = {}
         names: dict[str, str] = {}
         pirates, annexable = set(), set()
+        self._entries: dict = {}
         for c in map_data.get("cities", []):
             cid = c["id"]
+            self._entries[cid] = c
             if side not in c.get("sides", ()) or cid in self.excluded:
                 continue
             cities.append(cid)
@@ -150,6 +152,14 @@ class Board:
 
     def name(self, city: str) -> str:
         return self._names[city]
+
+    def field(self, city: str, key: str, default=None):
+        """What a city's map.yaml entry gives for `key` (`value`: on the side played), else
+        `default`: the pack reads it as a field declared `@map` (docs/language.md)."""
+        if key == "value":
+            return self._value[city]
+        v = self._entries[city].get(key)
+        return default if v is None else v
 
     def value(self, city: str) -> int:
         """Printed base value on this side (Annex cost and Siege strength start here)."""

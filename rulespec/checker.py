@@ -15,7 +15,7 @@ from . import prompts
 from . import side_checks
 from .errors import Diagnostic, Span, did_you_mean, source_line_at
 from .catalogue import catalogue_specs
-from .kinds import KINDS, WORLD_KINDS, KindSpec
+from .kinds import KINDS, SPACE, WORLD_KINDS, KindSpec
 from .pack import Decl, Pack
 from .flow import NAME_SPELLINGS, check_flow
 from .mapless import check_map_use
@@ -192,6 +192,12 @@ class Checker:
     def method_types(self) -> dict:
         """{(type, name): type of its value} of every method formula (for the compiler)."""
         return {key: self.formula_type(d) for key, d in self.methods.items()}
+
+    def catalogue_fields(self) -> dict:
+        """{(kind, field): type} of the fields of the pack's catalogue kinds (`kind card { field
+        pp: number }`): the compiler reads them straight from the catalogue."""
+        return {(CHECKER_TYPE.get(k, k), n): catalogue_type(f.type) for k, spec in self.kinds.items()
+                if k not in KINDS for n, f in spec.fields.items()}
 
     def bare_formulas(self) -> dict:
         """The formulas without parameters (a bare name calls them): {name: type of its value},
@@ -447,6 +453,13 @@ class Checker:
                           "and this is not one", s.target.span,
                           "e.g. `set c.troops[player] = c.troops[player] + 1` for `field troops: count by side on city`")
             self.expr(s.value, env)
+        elif isinstance(s, A.SetStmt) and isinstance(s.target, A.Name) and s.target.id not in env \
+                and self.world.game_zone(s.target.id) is not None:
+            gz = self.world.game_zone(s.target.id)
+            if not gz.counted:
+                self.diag("RS106", f"`set {gz.name} = ...` sets how many a counted zone holds, and '{gz.name}' "
+                          "holds things", s.target.span, f"move things in and out: `move(x, {gz.name})`")
+            self.want(s.value, "number", env)
         elif isinstance(s, A.SetStmt):
             self.field_hit = None
             self.expr(s.target, env)
@@ -832,12 +845,13 @@ class Checker:
             return env[e.id] or "any"
         if NAME_SPELLINGS.get(e.id, e.id) in GLOBALS:
             return GLOBALS[NAME_SPELLINGS.get(e.id, e.id)][0]
-        plural = self.world.plural_kind(e.id)
-        if plural is not None:      # every record of a kind, by its plural (cities, sides)
-            return "set:" + CHECKER_TYPE.get(plural, plural)
         gz = self.world.game_zone(e.id)
         if gz is not None:          # a zone of the game itself, read by its name: what it holds
             return zone_type(gz)
+        pk = self.world.plural_kind(e.id)
+        bare = self.pack.get("formula", e.id) if pk is not None else None
+        if pk is not None and (bare is None or bare.params):    # `alliances`: every instance of a kind
+            return "set:" + CHECKER_TYPE.get(pk.name, pk.name)
         if e.id in self.names:
             kind = self.name_kind.get(e.id)
             if kind:
@@ -878,6 +892,8 @@ class Checker:
         base = self.attr_base = t.rstrip("?")
         if e.name == "index" and base in self.world.records:     # a record of a list: its position
             return "number"
+        if base == "space" and e.name in SPACE.fields:      # a field of the track's `space` block
+            return catalogue_type(SPACE.fields[e.name].type)
         attrs = ATTRIBUTES.get(base)
         if attrs is not None:
             if e.name in attrs:
@@ -914,8 +930,8 @@ class Checker:
             if wf is not None:
                 self.field_hit = wf
                 return wf.type.checker()
-            if base not in self.kinds:
-                known = self.world.names_on(base)
+            if base not in self.kinds or self.kinds[base].open_fields:     # (a map's city: its declared fields)
+                known = self.world.names_on(base) + [n for (t, n) in self.methods if t == base]
                 self.diag("RS105", f"a {base} has no field '{e.name}'", e.span,
                           did_you_mean(e.name, known) or ("fields: " + ", ".join(known) if known else
                                                           f"declare it: `field {e.name} {{ on: {base}; type: ... }}`"),
@@ -924,8 +940,13 @@ class Checker:
         if base in self.kinds and base not in KINDS:    # a catalogue kind of the pack: its fields are typed
             spec = self.kinds[base]
             if e.name in spec.fields:
-                return _value_type(spec.fields[e.name].type)
-            known = list(spec.fields) + self.world.names_on(base)
+                return catalogue_type(spec.fields[e.name].type)
+            if e.name == "id":          # its catalogue id: 'merchant' for the copy 'merchant#2'
+                return "str"
+            ef = self.world.entry_field(base, e.name)
+            if ef is not None:          # kept by the thing's entry where it is (interpreter/verbs.py)
+                return ef.type.checker()
+            known = list(spec.fields) + self.world.names_on(base) + ["id"]
             self.diag("RS105", f"a {base} has no field '{e.name}'", e.span,
                       did_you_mean(e.name, known) or "fields: " + ", ".join(known), missing=(e.name,))
             return "any"
@@ -934,6 +955,10 @@ class Checker:
             if e.name not in spec.fields and not spec.open_fields and not spec.blocks:
                 self.diag("RS105", f"a {base} has no field '{e.name}'", e.span,
                           did_you_mean(e.name, spec.fields) or "")
+        if base == "space":
+            known = list(SPACE.fields) + [n for (t, n) in self.methods if t == base]
+            self.diag("RS105", f"a space has no field '{e.name}'", e.span,
+                      did_you_mean(e.name, known) or "fields: " + ", ".join(known), missing=(e.name,))
         return "any"
 
     def e_Call(self, e, env):
@@ -979,6 +1004,9 @@ class Checker:
             return self.find_call(e, env)
         if name == "instances" and len(e.args) == 1:
             return self.instances_call(e.args[0])
+        if name == "flatten" and len(e.args) == 1:
+            t = self.expr(e.args[0], env)       # the lists' elements, one list after the other
+            return t[4:] if t.startswith("set:set:") else "set:any"
         if name == "first_of_each" and len(e.args) == 1:
             t = self.expr(e.args[0], env)       # the same things, fewer
             return t if t.startswith("set:") else "set:any"
@@ -1161,6 +1189,11 @@ def _type_hint(expected: str) -> str:
     return {"bool": "a condition such as `x > 2`, `c.controller == player`, `a and b`",
             "number": "a number or a formula such as `count(...)`, `city.value + 1`",
             "player": "a player, e.g. `player` or a variable bound by `choose p in players`"}.get(expected, "")
+
+
+def catalogue_type(ftype: str) -> str:
+    """The checker's type of `x.F` for a field F of a catalogue kind (a cost is a cost)."""
+    return "cost" if ftype == "cost" else _value_type(ftype)
 
 
 def _value_type(ftype: str) -> str:

@@ -24,11 +24,9 @@ class Sig:
 GLOBALS = {
     "player": ("player", "the player whose decision or turn it is"),
     "players": ("set:player", "all players, in turn order"),
-    "alliances": ("set:alliance", "the Major Powers"),
     "round": ("number", "the current round (1, 2, ...): the pack names it (a Year, a Round...); `year` is another spelling"),
     "phase": ("phase", "the phase being played (spring, winter...)"),
     "self": ("any", "the card, tile, alliance or action being used"),
-    "agent_spots": ("set:any", "every City, Palace Room and Alliance, and every track space declared `spot: true`: where an Agent can stand"),
     "game": ("game", "the game itself: its declared fields are read and set as game.NAME (`field NAME: T on game`)"),
 }
 
@@ -47,11 +45,8 @@ FUNCTIONS: dict[str, Sig] = {
     "distance": Sig(("any", "any"), "number", "fewest edges of the `via:` kinds between two nodes (0 to itself, 99 if none): distance(a, b, via: road)"),
     "reachable": Sig(("any",), "set:any", "every other node a path of edges of the `via:` kinds reaches, sorted: reachable(c, via: [coast, sea])"),
     # state queries
-    "modified_value": Sig(("city", "player"), "number", "base value -1 for the player's Agent, +1 for another's"),
     "position": Sig(("any", "track"), "number", "a side's space on a track, or a shared marker's (its track may be left out: position(m))", 1),
     "zone_of": Sig(("any",), "track_zone?", "the zone of a track (`zone Z { from: a; to: b }` in the track) that holds a shared marker or a space (space(track, n)); none outside every zone"),
-    "steps_left": Sig(("player", "track"), "number",
-                      "how many more spaces the player may advance on a track this Year (its max_steps_per_year; 99 without one)"),
     "symbols_owned": Sig(("player", "symbol"), "number", "symbols on all the player's cards and tiles, either side"),
     "owned": Sig(("player", "str"), "set:any", "the player's cards/tiles of a type (notable, title, city...)"),
     "option": Sig(("str",), "any", "the value of a rule option"),
@@ -64,11 +59,12 @@ FUNCTIONS: dict[str, Sig] = {
     "paying_for": Sig((), "action?", "the Action whose cost is being paid, or could be paid (`can_pay`) now; none for a cost outside an Action (a purchase, removing an Indulgence)"),
     "can_pay": Sig(("cost",), "bool", "whether the player could pay this cost now, from every source they may use"),
     "range": Sig(("number", "number"), "set:number", "the whole numbers from lo to hi, both included"),
+    "flatten": Sig(("set:any",), "set:any", "the elements of a list of lists, one list after the other: flatten([p.rooms for p in players])"),
     "symbols_available": Sig(("player", "symbol"), "number", "how many of a symbol the player could pay right now"),
     "symbols_at_hand": Sig(("player", "symbol"), "number", "as symbols_available, without what a procedure run while paying could add (an Indulgence's Crown)"),
     "modifier": Sig(("player", "str"), "number", "sum of the amounts of the player's abilities for a hook"),
     "space": Sig(("track", "number"), "space", "the n-th space of a track (0 = start)"),
-    "standings": Sig(("track",), "set:player", "players furthest along first; ties: higher in the stack first"),
+    "spaces": Sig(("track",), "set:space", "every space of a track, in order: space(t, 0), space(t, 1)..."),
     "owner_of": Sig(("any",), "player?", "who controls a City, owns a Palace Room, or holds an Alliance"),
     "marked": Sig(("any", "str"), "bool", "a flag set with mark(); flags clear at the end of each phase"),
     "without": Sig(("cost", "symbol", "number"), "cost", "the cost with up to n of one symbol waived (a free Crown...)"),
@@ -78,8 +74,6 @@ FUNCTIONS: dict[str, Sig] = {
 
 ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
     "player": {
-        "cards": ("set:card", "cards in the Palace"),
-        "indulgences": ("number", "Indulgence cards in the Palace"),
         "cortigiano_spaces": ("number", "Cortigiano spaces the player is entitled to (printed + extra)"),
         "extra_spaces": ("number", "extra (shaded) Cortigiano spaces the player is entitled to"),
     },
@@ -87,40 +81,12 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
         "action": ("action", "the Action card's action, else the printed one"),
         "arrow_after": ("str?", "the Cortigiano edge ('left'/'right') whose arrow is passed leaving this Room"),
     },
-    "space": {
-        "points": ("number", "Prestige Points for ending on this space"),
-        "cost": ("cost", "the cost to reach it"),
-        "ends_game": ("bool", "reaching it triggers the end of the game"),
-        "cortigiano": ("number", "extra Cortigiano spaces"),
-    },
-    "city": {
-        "value": ("number", "base value printed on the board"),
-        "is_port": ("bool", "it borders a sea"),
-        "pirate": ("bool", "a pirate port"),
-        "annexable": ("bool", "may be annexed"),
-        "tile": ("tile?", "the City tile of this city"),
-    },
-    "card": {"owner": ("player?", "who owns it"),
-             "pp": ("number", "its Prestige Points"), "type": ("str", "notable, family, indulgence, patronage"),
-             "cost": ("cost", "purchase cost"), "copies": ("number", "copies in the box"),
-             "id": ("str", "its card type id")},
-    "tile": {"owner": ("player?", "who owns it"),
-             "pp": ("number", "its Prestige Points"), "type": ("str", "city, title, guild, cathedral, patronage"),
-             "cost": ("cost", "purchase cost"),
-             "spent": ("bool", "used to pay during the current action"), "id": ("str", "its tile type id")},
-    "track": {"leader_bonus": ("number", "")},
-    "sea": {"name": ("str", "")},
-    "colour": {"house": ("str", ""), "name": ("str", "")},
-    "action": {"name": ("str", "")},
-    "symbol": {"name": ("str", "")},
 }
 
 # Verbs: statements that change the state. Each is one primitive implemented in Python.
 VERBS: dict[str, Sig] = {
-    "take_tile": Sig(("any", "str"), "none", "take a tile into the Domain, on the given side", 1),
     "advance": Sig(("track", "number"), "none", "move the player's disc along a track", 1),
     "move_along": Sig(("track", "number"), "none", "move a shared marker n spaces along its track, back when n < 0, stopping at either end: move_along(t, -2, marker: m)"),
-    "take_war_token": Sig(("number",), "none", "take +1 War Bonus tokens from the supply", 1),
     "perform": Sig(("action",), "none", "perform another action (with keyword arguments)"),
     "run": Sig(("procedure",), "none", "run a procedure (with keyword arguments)"),
     "set_turn_order": Sig(("set:player",), "none", "set the turn order"),
@@ -130,7 +96,6 @@ VERBS: dict[str, Sig] = {
     "mark": Sig(("any", "str"), "none", "set a flag on a thing until the end of the phase"),
     "waste_leftover": Sig((), "none", "the symbols tapped beyond a cost and not used yet are lost (until then they pay the next costs of the same Action, or outside Actions of the same phase)"),
     "move": Sig(("any", "any"), "none", "move a thing to a zone (`display`, `player.outside`, `stack[0]`: on top), a field that holds a thing (`room.action_card`) or none; entry fields by name: move(t, player.tiles, exhausted: true)"),
-    "use_bottom": Sig(("any",), "none", "the card's bottom can pay nothing else in this action"),
     "play_phase": Sig(("phase",), "none", "play a phase: before, each player in turn order, after; then end conditions"),
     "check_end": Sig(("str",), "none", "check the end conditions declared for this moment"),
     "add_to_payment": Sig(("symbol", "number"), "none", "add n symbols to the payment in progress (lost when none is): what gain(crown) does while paying", 1),

@@ -96,6 +96,7 @@ class FieldDef:
     decl: object = None
     holds: bool = False         # `@holds`: a holder field of a record: the one place of the thing it names
     entry: bool = False         # `@entry`: a record field that belongs to the thing held (reset when it moves)
+    printed: str = ""           # `@map` / `@map("k")`: read from the instance's map.yaml entry, never stored
 
 
 @dataclass
@@ -143,14 +144,6 @@ class World:
         """The kind (or record type) whose values the checker types `checker_type` ('player'...)."""
         name = KIND_OF_TYPE.get(checker_type, checker_type)
         return self.kinds.get(name) or self.records.get(name)
-
-    def plural_kind(self, name: str) -> str | None:
-        """The kind whose plural `name` is (`kind city { plural: cities }`, the built-in `sides`):
-        a bare name in the rules for every record of the kind, in their order (instances(KIND))."""
-        for k in self.kinds.values():
-            if k.plural == name and k.store:
-                return k.name
-        return None
 
     def field(self, checker_type: str, name: str) -> FieldDef | None:
         k = self.kind_of(checker_type.rstrip("?")) if checker_type else None
@@ -204,6 +197,12 @@ class World:
         if z is None or not z.owner or not checker_type:
             return None
         return z if KIND_OF_TYPE.get(checker_type.rstrip("?"), checker_type.rstrip("?")) == z.owner else None
+
+    def plural_kind(self, name: str) -> KindDef | None:
+        """The kind with stored records whose plural is `name` (`kind alliance { plural:
+        alliances }`, `cities`, the built-in `sides`): a bare name in the rules for every record of
+        the kind, in their stored order (instances(KIND))."""
+        return next((k for k in self.kinds.values() if k.store and k.plural == name and k.name != GAME), None)
 
     def game_zone(self, name: str) -> ZoneDef | None:
         """The zone `name` of the game itself (`owner: none`, kept under state["supply"]), read
@@ -464,7 +463,8 @@ class _Builder:
         return FieldDef(name, owner, ft, dv.value if dv is not None else None, str(_plain(d, "key") or name), span,
                         sparse=bool(_plain(d, "sparse", False)), minimum=minimum,
                         setup=str(_plain(d, "setup") or ""), doc=d.title, decl=d,
-                        holds=_flag(d, "holds"), entry=_flag(d, "entry"))
+                        holds=_flag(d, "holds"), entry=_flag(d, "entry"),
+                        printed=str(_plain(d, "map") or name) if _flag(d, "map") else "")
 
     def _mark_enums(self, ft: FieldType | None):
         while ft is not None:

@@ -44,12 +44,16 @@ import world_counts as wc
 # globals sides and cities left: 96, 93, 182
 # stage 18a (owners): owner_of reads the `owner:` field a kind declares (no City or Alliance in
 # Python), owns is a base-pack formula: 95, 92, 180
-# merged (nouns + generic): 95, 92, 96
-BUDGET = 95            # built-in names: globals + functions + attributes + verbs. Target: <= 60
-METHODS = 92           # Runtime g_/f_/a_/v_ methods implementing them (shrinks with BUDGET)
-NOUNS = 96              # tier-1 nouns in interpreter/ identifiers and strings. Target: 0
+# stage 18a part 1 (branch verbs): catalogue fields, `x.id`, track space fields, `@map` fields
+# and the plural of a kind are language words; cards, indulgences, tile, spent, annexable,
+# agent_spots, modified_value, steps_left, take_war_token, use_bottom are pack formulas and
+# procedures; flatten and spaces were added: 74, 71, 170; then take_tile and standings: 72, 69, 169
+# merged (nouns + generic + verbs): 60, 57, 82
+BUDGET = 60            # built-in names: globals + functions + attributes + verbs. Target: <= 60
+METHODS = 57           # Runtime g_/f_/a_/v_ methods implementing them (shrinks with BUDGET)
+NOUNS = 82              # tier-1 nouns in interpreter/ identifiers and strings. Target: 0
 NOUNS_PER_FILE = {      # the same, per file: a file not listed may have none
-    "runtime.py": 60, "palace.py": 13, "state.py": 2, "ruleset.py": 20, "compiler.py": 1,
+    "runtime.py": 47, "palace.py": 12, "state.py": 2, "ruleset.py": 20, "compiler.py": 1,
 }
 FINAL_BUDGET, FINAL_NOUNS = 60, 0     # issue 16's acceptance criterion
 
@@ -105,7 +109,8 @@ def test_the_counts_cover_every_category():
     names = wc.builtin_names()
     assert set(names) == {"globals", "functions", "attributes", "verbs", "constants"}
     # names the plan keeps to the end (§1.2, class a)
-    assert "card.id" in names["attributes"] and "run" in names["verbs"] and "count" in names["functions"]
+    # (`x.id` of a catalogue thing is a word of the language now, like `x.index`: not counted)
+    assert "player" in names["globals"] and "run" in names["verbs"] and "count" in names["functions"]
     assert wc.builtin_total(names) == sum(len(names[c]) for c in ("globals", "functions", "attributes", "verbs"))
     methods = wc.runtime_methods()
     assert "runtime.py" in methods and all(p in wc.PREFIXES for m in methods.values() for p in m)
