@@ -421,6 +421,16 @@ def _play(args, log) -> int:
     return 0
 
 
+def cmd_serve(args) -> int:
+    """`rulespec serve`: the browser table (rulespec/web/, docs/play.md); needs the [web] extra."""
+    try:
+        from .web.app import serve
+    except ImportError as e:
+        raise _usage(args.argv, "serve", f"rulespec serve needs Starlette and uvicorn ({e.name} is missing)",
+                     "pip install -e '.[web]'") from None
+    return serve(args.pack, args.port, args.bots, _search_path(args))
+
+
 def cmd_replay(args) -> int:
     from interpreter.api import Engine
     from interpreter.replay import replay, state_hash
@@ -683,6 +693,14 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--human", metavar="COLOURS", help="play these seats yourself at a terminal table, e.g. red or "
                                                        "red,blue; the bots of --bots play the others (docs/play.md)")
     pl.set_defaults(func=cmd_play)
+
+    sv = sub.add_parser("serve", parents=[common], help="a browser table on 127.0.0.1: play (hot seat or against "
+                                                        "bots) and look at games in a web page (needs the [web] extra)")
+    _pack_argument(sv)
+    sv.add_argument("--port", type=int, default=8000, help="the port on 127.0.0.1 (default: %(default)s)")
+    sv.add_argument("--bots", choices=BOT_NAMES, default="random", help="the bot of the seats no person takes "
+                                                                       "(default: %(default)s; docs/bots.md)")
+    sv.set_defaults(func=cmd_serve)
 
     r = sub.add_parser("replay", parents=[common], help="replay a game log and verify it")
     r.add_argument("log", help="a game log written by `rulespec play --log` or by playouts")
