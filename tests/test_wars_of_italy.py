@@ -299,7 +299,7 @@ def test_alliance_only_from_the_players_alliance_zone_without_an_opposing_agent(
     assert rt.formula("may_conclude_alliance", ["green", "yellow"], {}, {}) is True
     assert rt.formula("may_conclude_alliance", ["green", "blue"], {}, {}) is False
     assert rt.formula("may_conclude_alliance", ["red", "blue"], {}, {}) is False    # Favorable, not Alliance
-    s["p"]["green"]["envoy"] = "blue"
+    s["p"]["green"]["agent"] = "blue"
     assert engine.runtime(s).formula("may_conclude_alliance", ["green", "yellow"], {}, {}) is False
 
 
