@@ -91,7 +91,7 @@ ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
     "player": {
         "cards": ("set:card", "cards in the Palace"),
         "indulgences": ("number", "Indulgence cards in the Palace"),
-        "cortigiano_spaces": ("number", "Cortigiano spaces the player is entitled to (printed + extra)"),
+        "cortigiano_spaces": ("number", "Cortigiano spaces the player is entitled to (printed + the `cortigiano` of their Domain tiles, cards beside the Palace or on a Cortigiano space, track spaces reached)"),
         "extra_spaces": ("number", "extra (shaded) Cortigiano spaces the player is entitled to"),
     },
     "room": {

@@ -51,10 +51,11 @@ def test_cli_validate_exits_0():
 
 def test_manifest(pack):
     assert pack.id == "wars_of_italy"
-    assert pack.version == "0.2.0"
+    assert pack.version == "0.3.0"
     assert pack.players == [2]
     assert pack.chain == ["base_3to5", "wars_of_italy"]
-    assert "NOT YET ENCODED" in pack.description
+    assert "NOT YET ENCODED" not in pack.description
+    assert "Postures" in pack.description
 
 
 # ------------------------------------------------------------------ the diff against the base game
