@@ -110,6 +110,20 @@ def test_manifest(pack):
     ("added", "procedure influence_major_cities"),
     ("added", "procedure recruit_allied_troops"),
     ("changed", "action annex.effect"),
+    # the Postures, penalties, retreats and mixed armies: the base war hooks, modified
+    ("changed", "formula siege_allowed.value"),
+    ("changed", "formula siege_required.value"),
+    ("changed", "formula plains_battle.value"),
+    ("changed", "formula defending_sides.value"),
+    ("changed", "formula may_stay_in_front.value"),
+    ("changed", "formula retreat_destination.value"),
+    ("changed", "formula troop_origins.value"),
+    ("changed", "formula commanded_sides.value"),
+    ("changed", "procedure after_conquest.effect"),
+    ("changed", "procedure lose_army_troop.effect"),
+    ("changed", "formula agent_places.value"),
+    ("changed", "field agent.on"),
+    ("added", "procedure eliminate_major_city"),
 ])
 def test_diff_lists_the_two_player_changes(diff, row):
     assert row in diff
