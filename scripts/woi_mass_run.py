@@ -29,6 +29,9 @@ from rulespec.pack import load_pack           # noqa: E402
 
 FRANCE, NAPLES = "blue", "yellow"
 MAJOR_CITIES = {"red": "Florence", "green": "Venice", "white": "Rome"}
+# the variant's events (content/wars_of_italy) and the base war events, counted over all games
+WATCHED = ("alliance_concluded", "influence_gained", "influence_lost", "major_city_eliminated",
+           "battle_fought", "troop_retreated", "trophy_taken")
 
 
 def how_it_ended(engine, state) -> str:
@@ -50,12 +53,21 @@ def main(argv=None) -> int:
     ap.add_argument("--bot", default="random")
     args = ap.parse_args(argv)
     engine = Engine(load_pack("wars_of_italy"))
-    endings, fates, rounds, failures = Counter(), Counter(), Counter(), []
+    endings, fates, rounds, failures, seen = Counter(), Counter(), Counter(), [], Counter()
+
+    def count_events(turn, move, events, state):
+        for e in events or ():
+            name = e.get("event")
+            if name in WATCHED:
+                seen[name] += 1
+            elif name == "siege_resolved" and e.get("defender") in MAJOR_CITIES:
+                seen[f"siege of a Major City's City ({e.get('result')})"] += 1
+
     ties = 0
     cpu = time.process_time()
     for seed in range(args.seed, args.seed + args.games):
         try:
-            state, moves = play_game(engine, 2, seed, args.bot)
+            state, moves = play_game(engine, 2, seed, args.bot, on_move=count_events)
         except Exception as e:        # a refused move or a broken constraint: the engine says why
             failures.append((seed, f"{type(e).__name__}: {e}"))
             continue
@@ -85,6 +97,7 @@ def main(argv=None) -> int:
     for name in MAJOR_CITIES.values():
         row = {f: n for (m, f), n in fates.items() if m == name}
         print(f"  {name:9} " + ", ".join(f"{f} {n}" for f, n in sorted(row.items())))
+    print("events over all games: " + ", ".join(f"{k} {n}" for k, n in sorted(seen.items())))
     if failures:
         print(f"FAILED: {len(failures)} game(s)")
         for seed, why in failures[:20]:
