@@ -1010,7 +1010,9 @@ class Runtime(PalaceMixin, FightMixin):
     def _space_capacity(self, p):
         pl = self.P(p)
         pal = self._palace(p)
-        extra = sum(self.item(x).get("cortigiano", 0) for x in self.tiles_of(p) + pl.get("outside", []))
+        # a tile in the Domain, a card beside the Palace or on a Cortigiano space may grant spaces
+        held = self.tiles_of(p) + pl.get("outside", []) + [s["card"] for s in pl["court"] if s.get("card")]
+        extra = sum(self.item(x).get("cortigiano", 0) for x in held)
         for tid, tr in self.rs.tracks.items():
             pos = self.state["tracks"][tid]["pos"].get(p, 0)
             extra += max([sp["cortigiano"] for sp in tr["spaces"][: pos + 1]] or [0])

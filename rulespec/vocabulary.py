@@ -74,7 +74,7 @@ FUNCTIONS: dict[str, Sig] = {
 
 ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
     "player": {
-        "cortigiano_spaces": ("number", "Cortigiano spaces the player is entitled to (printed + extra)"),
+        "cortigiano_spaces": ("number", "Cortigiano spaces the player is entitled to (printed + the `cortigiano` of their Domain tiles, cards beside the Palace or on a Cortigiano space, track spaces reached)"),
         "extra_spaces": ("number", "extra (shaded) Cortigiano spaces the player is entitled to"),
     },
     "room": {

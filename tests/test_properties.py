@@ -147,6 +147,8 @@ def census(state: dict, exp: Expected) -> dict:
     for a in state["alliances"].values():
         placed_agents[a["agent"]] += 1
         discs[a["holder"]] += 1
+    for side in state["p"].values():      # a side may be an Agent's spot (Wars of Italy: its Influence marker)
+        placed_agents[side.get("agent")] += 1
     for tr_id, tr in state["tracks"].items():
         if engine_tracks_shared(state, tr_id, exp):
             continue                    # shared markers (a side's marker, not a player's disc)

@@ -51,10 +51,11 @@ def test_cli_validate_exits_0():
 
 def test_manifest(pack):
     assert pack.id == "wars_of_italy"
-    assert pack.version == "0.2.0"
+    assert pack.version == "0.3.0"
     assert pack.players == [2]
     assert pack.chain == ["base_3to5", "wars_of_italy"]
-    assert "NOT YET ENCODED" in pack.description
+    assert "NOT YET ENCODED" not in pack.description
+    assert "Postures" in pack.description
 
 
 # ------------------------------------------------------------------ the diff against the base game
@@ -109,6 +110,20 @@ def test_manifest(pack):
     ("added", "procedure influence_major_cities"),
     ("added", "procedure recruit_allied_troops"),
     ("changed", "action annex.effect"),
+    # the Postures, penalties, retreats and mixed armies: the base war hooks, modified
+    ("changed", "formula siege_allowed.value"),
+    ("changed", "formula siege_required.value"),
+    ("changed", "formula plains_battle.value"),
+    ("changed", "formula defending_sides.value"),
+    ("changed", "formula may_stay_in_front.value"),
+    ("changed", "formula retreat_destination.value"),
+    ("changed", "formula troop_origins.value"),
+    ("changed", "formula commanded_sides.value"),
+    ("changed", "procedure after_conquest.effect"),
+    ("changed", "procedure lose_army_troop.effect"),
+    ("changed", "formula agent_places.value"),
+    ("changed", "field agent.on"),
+    ("added", "procedure eliminate_major_city"),
 ])
 def test_diff_lists_the_two_player_changes(diff, row):
     assert row in diff
@@ -299,7 +314,7 @@ def test_alliance_only_from_the_players_alliance_zone_without_an_opposing_agent(
     assert rt.formula("may_conclude_alliance", ["green", "yellow"], {}, {}) is True
     assert rt.formula("may_conclude_alliance", ["green", "blue"], {}, {}) is False
     assert rt.formula("may_conclude_alliance", ["red", "blue"], {}, {}) is False    # Favorable, not Alliance
-    s["p"]["green"]["envoy"] = "blue"
+    s["p"]["green"]["agent"] = "blue"
     assert engine.runtime(s).formula("may_conclude_alliance", ["green", "yellow"], {}, {}) is False
 
 
