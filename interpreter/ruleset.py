@@ -113,6 +113,7 @@ class Ruleset:
         rs.comp = Compiler(names, rs.program, literal_values(pack), slots=rs.slot,
                            methods=rs.method_types, bare=checker.bare_formulas(), world=checker.world)
         rs.comp.records = checker.world.records
+        rs.comp.formula_decls = {str(d.id): d for d in pack.decls.values() if d.kind == "formula"}
         rs.decls = pack.decls
         catalogue = {k for k, kd in checker.world.kinds.items() if kd.decl_fields}
         rs.things = {str(d.id): d.kind for d in pack.decls.values() if d.kind in catalogue}
