@@ -88,6 +88,11 @@ def _count(o, i):
         return 0
 
 
+def _is_bool(e) -> bool:
+    """Whether the compiled expression gives a Python bool itself (no bool() needed)."""
+    return isinstance(e, (A.Compare, A.Not, A.Bool)) or (isinstance(e, A.BinOp) and e.op in ("and", "or"))
+
+
 def _entry_value():
     from .verbs import entry_value     # (verbs imports the VM, which imports this module)
     return entry_value
@@ -109,7 +114,7 @@ class Compiler:
         self.program = program or Program()
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
         self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_count": _count,
-                          "_field": world_store.get, "_record": world_store.new_record,
+                          "_field": world_store.get, "_ref_record": world_store._ref_record, "_record": world_store.new_record,
                           "_entry": _entry_value()}
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
         self._tmps = 0
@@ -262,6 +267,9 @@ class Compiler:
                 read = f"rt.rec({slot.store!r}, {o})[{slot.key!r}]"
                 if slot.shape == "list":
                     read = f"list({read})"          # a copy: the record's list is the state's
+            elif slot.of_record and not slot.home and not slot.sparse and slot.shape not in ("list", "records", "index"):
+                # a field of a record of a list ("red.room2".agent): world_store.get's own read
+                read = f"_ref_record(rt, {o}, {slot.kind!r})[{slot.key!r}]"
             elif slot.home:
                 read = f"rt.rec({slot.store!r}, {o})[{slot.home!r}].get({slot.key!r}, {self._literal(slot.default)})"
             else:
@@ -396,10 +404,10 @@ class Compiler:
     def c_BinOp(self, e, scope, env):
         (l, lt), (r, rt_) = self._src(e.left, scope, env), self._src(e.right, scope, env)
         op = e.op
-        if op == "and":
-            return f"(bool({l}) and bool({r}))", "bool"
-        if op == "or":
-            return f"(bool({l}) or bool({r}))", "bool"
+        if op in ("and", "or"):         # a comparison, `not`, and/or are already a bool
+            l = l if _is_bool(e.left) else f"bool({l})"
+            r = r if _is_bool(e.right) else f"bool({r})"
+            return f"({l} {op} {r})", "bool"
         if op == "|":
             return f"_costs.alternative(_costs.as_cost({l}), _costs.as_cost({r}))", "cost"
         if "cost" in (lt, rt_) or "symbol" in (lt, rt_):

@@ -102,6 +102,7 @@ class Ruleset:
     decl_fns: dict = field(default_factory=dict)       # (kind, id, field) -> compiled field (decl_fn)
     ref_cache: dict = field(default_factory=dict)      # text -> what it refers to (world_store.parse_ref)
     attr_routes: dict = field(default_factory=dict)    # (Runtime class, type, name) -> Runtime.attr's route
+    static_attrs: dict = field(default_factory=dict)   # (instance, field) -> a plain catalogue value (Runtime.attr)
 
     # ------------------------------------------------------------ building
     @classmethod

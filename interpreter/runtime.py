@@ -323,7 +323,13 @@ class Runtime(PalaceMixin, FightMixin):
         return None
 
     def attr(self, obj, name, env):
-        if isinstance(obj, dict):       # a value of a `record` type (game.fight): its own fields
+        if obj.__class__ is str:        # a catalogue field that is a plain value (tile.colour)
+            v = self.rs.static_attrs.get((obj, name), self._UNSET)
+            if v is not self._UNSET:
+                inst_vars = self.state.get("vars")
+                if not inst_vars or obj not in inst_vars or name not in inst_vars[obj]:
+                    return v
+        elif isinstance(obj, dict):     # a value of a `record` type (game.fight): its own fields
             return obj.get(name)
         t = self.type_name(obj)
         if t is not None:
@@ -340,6 +346,8 @@ class Runtime(PalaceMixin, FightMixin):
             if how == "slot":
                 return world_store.get(self, x, obj)
             if how == "field":
+                if t in ("card", "tile"):
+                    return self._catalogue_field(obj, name, env)
                 return self.field_of(obj, name, env)
             if t in _RECORD_AT_TYPES:
                 rec = self._record_at(obj, False)
@@ -353,6 +361,19 @@ class Runtime(PalaceMixin, FightMixin):
             if zr is not None:          # a zone it owns (x.tiles): the things in it
                 return world_store.zone_things(self, zr, obj)
         return self.field_of(obj, name, env)
+
+    def _catalogue_field(self, obj, name, env):
+        """field_of for a card or tile instance; a field that is a plain value of its catalogue
+        entry (not a formula, not kept by the game: owner, entry fields) is remembered per
+        ruleset (Ruleset.static_attrs), for `attr` to answer at once next time (while the
+        instance has no variable of that name)."""
+        v = self.field_of(obj, name, env)
+        if "@" not in obj and obj not in self.rs.war_bonuses and not obj.startswith("space:") \
+                and name not in ("owner", "on_gain", "effect") and name not in verbs.entry_names(self):
+            got = self.item(obj).get(name)
+            if not callable(got) and got is v:
+                self.rs.static_attrs[(obj, name)] = v
+        return v
 
     def _attr_route(self, t, name) -> tuple:
         """How `attr` reads `name` of a value of type `t`, as far as the ruleset alone decides
