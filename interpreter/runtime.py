@@ -511,9 +511,16 @@ class Runtime(PalaceMixin, FightMixin):
     def method(self, name, obj, env):
         """`obj.name` for a method formula name(obj: KIND): memoised while a read-only window is
         open (rulespec/world.py; docs/design/world-model-plan.md §2.5)."""
-        if self.memo is None:
+        memo = self.memo
+        if memo is None:
             return self.formula(name, (obj,), {}, env)
-        return self.memoised(("method", name, obj, env.get("player")), self.formula, name, (obj,), {}, env)
+        key = ("method", name, obj, env.get("player"))
+        if self.read_log is None:       # memoised's common case, inline (as in type_name)
+            got = memo.get(key, self._UNSET)
+            if got is self._UNSET:
+                got = memo[key] = self.formula(name, (obj,), {}, env)
+            return got
+        return self.memoised(key, self.formula, name, (obj,), {}, env)
 
     def f_location(self, x):
         return list(world_store.location(self, x))      # a copy: the index is shared
