@@ -54,6 +54,9 @@ class Engine:
         self.constraint_checker = ConstraintChecker(self.rs.constraints)
         self._boards = {}
         self.verify_moves = verify_moves
+        # the moves tried by the last legal_moves: (the state as marshal bytes, {move: (the
+        # state after it, its events)}), for apply to adopt instead of running the move again
+        self._tried = None
 
     def playable(self):
         """RS301 unless the pack can be played: a setup and a `game` with a `round` (a pack
@@ -204,22 +207,44 @@ class Engine:
         cands = _candidates(pending)
         if len(cands) <= 1 or not (self.verify_moves or _paying(state)):
             return cands
+        frozen = marshal.dumps(state)       # one copy of the state for every try
+        self._tried = (frozen, {})
         if self.verify_moves:
-            return [m for m in cands if self._try(state, m)]
+            return [m for m in cands if self._try(frozen, m)]
         # a payment offers only taps after which the cost can still be paid (payment.py):
         # they need no try; procedures run mid-payment and other decisions do
         taps = pending["kind"] == "pay"
-        return [m for m in cands if (taps and m.startswith("tap ")) or self._try(state, m)]
+        return [m for m in cands if (taps and m.startswith("tap ")) or self._try(frozen, m)]
 
-    def _try(self, state, move) -> bool:
-        """Whether the move runs to the next decision without a rule refusing it. Constraints
-        are invariants the rules must keep: they are checked when a move is applied (a move that
-        breaks one is refused there and reported by playouts as RS302), not in this filter."""
+    def _try(self, frozen: bytes, move) -> bool:
+        """Whether the move runs to the next decision without a rule refusing it, on a copy of
+        the state (`frozen`: marshal bytes). Constraints are invariants the rules must keep:
+        they are checked when a move is applied (a move that breaks one is refused there and
+        reported by playouts as RS302), not in this filter. The state the move leads to is
+        kept (Engine._tried) for the apply of the move that follows."""
+        st, events = marshal.loads(frozen), []
         try:
-            self.apply(state, move, check=False)
-            return True
+            self.apply(st, move, check=False, events=events, transactional=False)
         except IllegalMove:
             return False
+        tried = self._tried
+        if tried is not None and tried[0] is frozen:
+            tried[1][move] = (st, events)
+        return True
+
+    def _adopt(self, state, move):
+        """The Runtime of the state `move` leads to when legal_moves has just tried it on this
+        very state (the same bytes): `state` takes that state's content instead of running the
+        move again (the rules are deterministic given the state). Else None."""
+        tried, self._tried = self._tried, None
+        if tried is None or move not in tried[1] or marshal.dumps(state) != tried[0]:
+            return None
+        after, events = tried[1][move]
+        state.clear()
+        state.update(after)
+        rt = self.runtime(state)
+        rt.events = list(events)
+        return rt
 
     def apply(self, state, move: str, check: bool = True, events: list | None = None,
               transactional: bool = True) -> dict:
@@ -242,9 +267,11 @@ class Engine:
             raise IllegalMove(move, value + "; legal moves: " + ", ".join(_candidates(pending)[:12]),
                               self.rs.program.blocks[fr["b"]][fr["pc"]][1])
         st = _copy(state) if transactional else state
-        rt = self.runtime(st)
+        rt = self._adopt(st, move) if check and not transactional and self._tried is not None else None
         try:
-            vm.resume(rt, kind, value)
+            if rt is None:
+                rt = self.runtime(st)
+                vm.resume(rt, kind, value)
             if check:
                 self._check_constraints(rt)
         except vm.Abort as e:

@@ -37,6 +37,10 @@ LOOPS = (FOR, REPEAT, CHOOSE)
 CHUNK_DEPTH = 10
 # built-in functions given the position of their call, for the errors they may raise
 SPANNED_FUNCTIONS = {"range", "reductions"}
+# formulas inlined at their calls (Compiler._inline): at most this many syntax nodes, nested
+# at most this deep
+INLINE_NODES = 40
+INLINE_DEPTH = 3
 
 
 @dataclass
@@ -87,6 +91,11 @@ def _count(o, i):
         return 0
 
 
+def _is_bool(e) -> bool:
+    """Whether the compiled expression gives a Python bool itself (no bool() needed)."""
+    return isinstance(e, (A.Compare, A.Not, A.Bool)) or (isinstance(e, A.BinOp) and e.op in ("and", "or"))
+
+
 def _entry_value():
     from .verbs import entry_value     # (verbs imports the VM, which imports this module)
     return entry_value
@@ -109,7 +118,7 @@ class Compiler:
         from .state import type_of        # (state imports the VM, which imports this module)
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
         self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_count": _count,
-                          "_field": world_store.get, "_record": world_store.new_record,
+                          "_field": world_store.get, "_ref_record": world_store._ref_record, "_record": world_store.new_record,
                           "_entry": _entry_value(), "_type_of": type_of}
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
         self.catalogue: dict = {}           # (kind, field) -> type: the fields of catalogue kinds (Checker.catalogue_fields)
@@ -117,6 +126,12 @@ class Compiler:
         self._tmps = 0
         self._depth = 0         # of the expression being compiled, within its generated function
         self._pyvars: dict = {}             # rules variable -> Python local, in a comprehension's own code
+        # formula id -> its declaration, for inlining small formulas at their calls (_inline)
+        self.formula_decls: dict = {}
+        self._inlining: tuple = ()          # the formulas being inlined, innermost last
+        # while an inlined formula's body is compiled: the Python source of the formula's own
+        # variables (`local` of Runtime.formula), for the generated functions that read them
+        self._inline_env: str | None = None
 
     @staticmethod
     def _none_fn(rt, env):
@@ -183,13 +198,15 @@ class Compiler:
         refuses more than 200 nested parentheses; a sum of 70 terms would need them)."""
         saved, self._depth = self._depth, 0
         saved_vars, self._pyvars = self._pyvars, {}
+        saved_inline, self._inline_env = self._inline_env, None
         try:
             src, t = self._src(e, scope, "env")
         finally:
-            self._depth, self._pyvars = saved, saved_vars
+            self._depth, self._pyvars, self._inline_env = saved, saved_vars, saved_inline
+        call_env = saved_inline or env      # an inlined formula's body: its own variables
         name = self._const(None)
         self._exec(f"def {name}(rt, env):\n    return {src}\n", "expression")
-        return f"{name}(rt, {env})", t
+        return f"{name}(rt, {call_env})", t
 
     def _literal(self, v) -> str:
         return repr(v) if type(v) in (int, str) else self._const(v)
@@ -267,6 +284,9 @@ class Compiler:
                 read = f"rt.rec({slot.store!r}, {o})[{slot.key!r}]"
                 if slot.shape == "list":
                     read = f"list({read})"          # a copy: the record's list is the state's
+            elif slot.of_record and not slot.home and not slot.sparse and slot.shape not in ("list", "records", "index"):
+                # a field of a record of a list ("red.room2".agent): world_store.get's own read
+                read = f"_ref_record(rt, {o}, {slot.kind!r})[{slot.key!r}]"
             elif slot.home:
                 read = f"rt.rec({slot.store!r}, {o})[{slot.home!r}].get({slot.key!r}, {self._literal(slot.default)})"
             else:
@@ -336,12 +356,67 @@ class Compiler:
             kws = ", ".join(f"{k!r}: {v}" for k, v in kw.items())
             return f"_record(rt, {name!r}, {{{kws}}})", name
         kind = self.names.get(name)
+        if kind == "formula" and not kw:
+            inlined = self._inline(name, args, env)
+            if inlined is not None:
+                return inlined
         if kind == "formula":
             kws = ", ".join(f"{k!r}: {v}" for k, v in kw.items())
             return f"rt.formula({name!r}, [{', '.join(args)}], {{{kws}}}, {env})", "any"
         if kind == "table":
             return f"rt.table_lookup({', '.join([repr(name)] + args)})", "any"
         self.fail(f"unknown function '{name}'", e.span)
+
+    def _inline(self, name, args: list, env: str):
+        """A call of a small formula compiled in place (its body with its parameters bound to
+        the arguments, each evaluated once, first, in order): the same value as
+        Runtime.formula gives, without a call, a dict and a binding per use (measured: formula
+        calls were a sixth of a playout's Python calls). The body reads the formula's own
+        variables only: the parameters (Python locals here), `player` and `action` from the
+        caller's (Runtime.formula copies those two), and globals; generated functions inside it
+        (comprehensions, chunks) get the formula's variables as a dict, as Runtime.formula
+        would give them. Not inlined: recursive or large formulas, calls by keyword, defaults
+        that are not literals, bodies that read `self`. (An inlined formula does not count
+        against the formula-call work budget; comprehensions inside it still do.)"""
+        d = self.formula_decls.get(name)
+        if d is None or name in self._inlining or len(self._inlining) >= INLINE_DEPTH:
+            return None
+        fv = d.fields.get("value")
+        body = fv.value if fv is not None else None
+        if not isinstance(body, A.Expr) or len(args) > len(d.params):
+            return None
+        size = 0
+        for n in A.walk(body):
+            size += 1
+            if isinstance(n, A.Name) and NAME_SPELLINGS.get(n.id, n.id) == "self" and n.id not in {p.name for p in d.params}:
+                return None
+        if size > INLINE_NODES:
+            return None
+        values = list(args)
+        for p in d.params[len(args):]:
+            if p.default is None:
+                values.append("None")
+            elif isinstance(p.default, (A.Num, A.Str, A.Bool, A.NoneLit)):
+                values.append(self._src(p.default, {}, env)[0])
+            else:
+                return None
+        from rulespec.checker import param_types
+        scope = param_types(d.params)
+        tmps = [self._tmp() for _ in d.params]
+        local = "{" + ", ".join([f"'player': {env}.get('player')", f"'action': {env}.get('action')"]
+                                + [f"{p.name!r}: {t}" for p, t in zip(d.params, tmps)]) + "}"
+        saved = self._pyvars, self._inline_env, self._inlining
+        try:
+            self._pyvars = dict(zip((p.name for p in d.params), tmps))
+            self._pyvars[None] = env
+            self._inline_env, self._inlining = local, self._inlining + (name,)
+            src, _ = self._src(body, scope, env)
+        finally:
+            self._pyvars, self._inline_env, self._inlining = saved
+        if not tmps:
+            return f"({src})", "any"
+        binds = ", ".join(f"({t} := {v})" for t, v in zip(tmps, values))
+        return f"({binds}, {src})[{len(tmps)}]", "any"
 
     def _find(self, e, scope, env):
         """find(KIND, FIELD, v): KIND and FIELD are names of the world, resolved here."""
@@ -366,10 +441,10 @@ class Compiler:
     def c_BinOp(self, e, scope, env):
         (l, lt), (r, rt_) = self._src(e.left, scope, env), self._src(e.right, scope, env)
         op = e.op
-        if op == "and":
-            return f"(bool({l}) and bool({r}))", "bool"
-        if op == "or":
-            return f"(bool({l}) or bool({r}))", "bool"
+        if op in ("and", "or"):         # a comparison, `not`, and/or are already a bool
+            l = l if _is_bool(e.left) else f"bool({l})"
+            r = r if _is_bool(e.right) else f"bool({r})"
+            return f"({l} {op} {r})", "bool"
         if op == "|":
             return f"_costs.alternative(_costs.as_cost({l}), _costs.as_cost({r}))", "cost"
         if "cost" in (lt, rt_) or "symbol" in (lt, rt_):
@@ -385,7 +460,10 @@ class Compiler:
             return f"_div({l}, {r}, {self._const(e.span)})", "number"
         if op == "%":
             return f"_mod({l}, {r}, {self._const(e.span)})", "number"
-        return f"((({l}) or 0) {op} (({r}) or 0))", "number"
+        # none counts as 0 (a number written in the rules is never none)
+        a = l if isinstance(e.left, A.Num) else f"(({l}) or 0)"
+        b = r if isinstance(e.right, A.Num) else f"(({r}) or 0)"
+        return f"({a} {op} {b})", "number"
 
     def c_Compare(self, e, scope, env):
         (l, _), (r, _) = self._src(e.left, scope, env), self._src(e.right, scope, env)
@@ -404,8 +482,14 @@ class Compiler:
                 x = l if isinstance(e.right, A.NoneLit) else r
                 return f"({x} {'is' if op == '==' else 'is not'} None)", "bool"
             return f"({l} {op} {r})", "bool"
-        a, b = self._tmp(), self._tmp()     # none counts as 0 in an order comparison
-        return f"(({a} if ({a} := {l}) is not None else 0) {op} ({b} if ({b} := {r}) is not None else 0))", "bool"
+        # none counts as 0 in an order comparison (a number written in the rules is never none)
+        a = l if isinstance(e.left, A.Num) else self._none_as_0(l)
+        b = r if isinstance(e.right, A.Num) else self._none_as_0(r)
+        return f"({a} {op} {b})", "bool"
+
+    def _none_as_0(self, src: str) -> str:
+        t = self._tmp()
+        return f"({t} if ({t} := {src}) is not None else 0)"
 
     def c_Not(self, e, scope, env):
         return f"(not {self._src(e.operand, scope, env)[0]})", "bool"
@@ -424,9 +508,9 @@ class Compiler:
         return f"[{', '.join(i[0] for i in items)}]", "set:" + (types.pop() if len(types) == 1 else "any")
 
     def c_Comprehension(self, e, scope, env):
-        saved = self._pyvars
+        saved, saved_inline = self._pyvars, self._inline_env
         try:
-            self._pyvars = {}
+            self._pyvars, self._inline_env = {}, None
             it, itype = self._src(e.iter, scope, "env")     # in the generated function's terms
             inner = dict(scope)
             inner[e.var] = itype[4:] if itype.startswith("set:") else "any"
@@ -440,7 +524,7 @@ class Compiler:
             elem, etype = self._src(e.elem, inner, "local")
             cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
         finally:
-            self._pyvars = saved
+            self._pyvars, self._inline_env = saved, saved_inline
         name = self._const(None)
         span = self._const(e.span)
         # `local` (the variables in scope) is only built when the code reads it
@@ -456,7 +540,7 @@ class Compiler:
                 f"            out.append({elem})\n"
                 f"    return out\n")
         self._exec(code, "comprehension")
-        return f"{name}(rt, {env})", "set:" + etype
+        return f"{name}(rt, {saved_inline or env})", "set:" + etype
 
     def zone(self, e, scope) -> tuple:
         """A `shuffle` path -> (root, keys): root is the name of a store of the state

@@ -104,6 +104,42 @@ class _Watched(dict):
         return dict(dict.items(self))
 
 
+class _LazyWatched(_Watched):
+    """A watched dict of the state or of a player whose values are watched too
+    (_watched_records) from their first read on: a check reads a few of them, and wrapping
+    every record of the state for each check cost a third of the check. Reading them all
+    (iterating, comparing, copying) wraps the rest first, so every read is noted as before."""
+
+    __slots__ = ("pending",)
+
+    def _wrap(self, k):
+        self.pending.discard(k)
+        if dict.__contains__(self, k):
+            dict.__setitem__(self, k, _watched_records(dict.__getitem__(self, k), self.log, (self.role, k)))
+
+    def __getitem__(self, k):
+        if k in self.pending:
+            self._wrap(k)
+        return _Watched.__getitem__(self, k)
+
+    def get(self, k, default=None):
+        if k in self.pending:
+            self._wrap(k)
+        return _Watched.get(self, k, default)
+
+    def _all(self):
+        for k in list(self.pending):
+            self._wrap(k)
+        _Watched._all(self)
+
+
+def _lazy(d: dict, log: ReadLog, role, skip=()) -> _LazyWatched:
+    w = _LazyWatched(d)
+    w.log, w.role = log, role
+    w.pending = set(d) - set(skip)
+    return w
+
+
 def _watched(d: dict, log: ReadLog, role) -> _Watched:
     w = _Watched(d)
     w.log, w.role = log, role
@@ -128,15 +164,8 @@ def _watched_records(v, log: ReadLog, role):
 def _watched_state(st: dict, log: ReadLog) -> _Watched:
     """The state as constraints read it: its keys, each player's keys, and the fields of the
     records under them are noted."""
-    view = _watched(st, log, None)
-    for k, v in st.items():
-        if k != "p":
-            dict.__setitem__(view, k, _watched_records(v, log, (None, k)))
-    players = {}
-    for q, d in st["p"].items():
-        w = players[q] = _watched(d, log, q)
-        for k, v in d.items():
-            dict.__setitem__(w, k, _watched_records(v, log, (q, k)))
+    view = _lazy(st, log, None, ("p",))
+    players = {q: _lazy(d, log, q) for q, d in st["p"].items()}
     dict.__setitem__(view, "p", players)
     return view
 

@@ -103,6 +103,7 @@ class Ruleset:
     ref_cache: dict = field(default_factory=dict)      # text -> what it refers to (world_store.parse_ref)
     attr_routes: dict = field(default_factory=dict)    # (Runtime class, type, name) -> Runtime.attr's route
     owner_slots: list | None = None     # [(store, owner field's slot)] of the kinds that declare `owner:` (Runtime.f_owner_of)
+    static_attrs: dict = field(default_factory=dict)   # (instance, field) -> a plain catalogue value (Runtime.attr)
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -116,6 +117,7 @@ class Ruleset:
         rs.comp.records = checker.world.records
         rs.comp.catalogue = checker.catalogue_fields()
         rs.comp.catalogue_ids = {(k, "id") for (k, _) in rs.comp.catalogue}
+        rs.comp.formula_decls = {str(d.id): d for d in pack.decls.values() if d.kind == "formula"}
         rs.decls = pack.decls
         catalogue = {k for k, kd in checker.world.kinds.items() if kd.decl_fields}
         rs.things = {str(d.id): d.kind for d in pack.decls.values() if d.kind in catalogue}

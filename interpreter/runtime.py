@@ -261,7 +261,13 @@ class Runtime(PalaceMixin, FightMixin):
         return None
 
     def attr(self, obj, name, env):
-        if isinstance(obj, dict):       # a value of a `record` type (game.fight): its own fields
+        if obj.__class__ is str:        # a catalogue field that is a plain value (tile.colour)
+            v = self.rs.static_attrs.get((obj, name), self._UNSET)
+            if v is not self._UNSET:
+                inst_vars = self.state.get("vars")
+                if not inst_vars or obj not in inst_vars or name not in inst_vars[obj]:
+                    return v
+        elif isinstance(obj, dict):     # a value of a `record` type (game.fight): its own fields
             return obj.get(name)
         t = self.type_name(obj)
         if t is not None:
@@ -278,6 +284,8 @@ class Runtime(PalaceMixin, FightMixin):
             if how == "slot":
                 return world_store.get(self, x, obj)
             if how == "field":
+                if t in ("card", "tile"):
+                    return self._catalogue_field(obj, name, env)
                 return self.field_of(obj, name, env)
             if t in _RECORD_AT_TYPES:
                 rec = self._record_at(obj, False)
@@ -291,6 +299,19 @@ class Runtime(PalaceMixin, FightMixin):
             if zr is not None:          # a zone it owns (x.tiles): the things in it
                 return world_store.zone_things(self, zr, obj)
         return self.field_of(obj, name, env)
+
+    def _catalogue_field(self, obj, name, env):
+        """field_of for a card or tile instance; a field that is a plain value of its catalogue
+        entry (not a formula, not kept by the game: owner, entry fields) is remembered per
+        ruleset (Ruleset.static_attrs), for `attr` to answer at once next time (while the
+        instance has no variable of that name)."""
+        v = self.field_of(obj, name, env)
+        if "@" not in obj and obj not in self.rs.war_bonuses and not obj.startswith("space:") \
+                and name not in ("owner", "on_gain", "effect") and name not in verbs.entry_names(self):
+            got = self.item(obj).get(name)
+            if not callable(got) and got is v:
+                self.rs.static_attrs[(obj, name)] = v
+        return v
 
     def _attr_route(self, t, name) -> tuple:
         """How `attr` reads `name` of a value of type `t`, as far as the ruleset alone decides
@@ -429,9 +450,16 @@ class Runtime(PalaceMixin, FightMixin):
     def method(self, name, obj, env):
         """`obj.name` for a method formula name(obj: KIND): memoised while a read-only window is
         open (rulespec/world.py; docs/design/world-model-plan.md §2.5)."""
-        if self.memo is None:
+        memo = self.memo
+        if memo is None:
             return self.formula(name, (obj,), {}, env)
-        return self.memoised(("method", name, obj, env.get("player")), self.formula, name, (obj,), {}, env)
+        key = ("method", name, obj, env.get("player"))
+        if self.read_log is None:       # memoised's common case, inline (as in type_name)
+            got = memo.get(key, self._UNSET)
+            if got is self._UNSET:
+                got = memo[key] = self.formula(name, (obj,), {}, env)
+            return got
+        return self.memoised(key, self.formula, name, (obj,), {}, env)
 
     def f_location(self, x):
         return list(world_store.location(self, x))      # a copy: the index is shared

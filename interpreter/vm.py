@@ -58,6 +58,8 @@ def run(rt, floor: int = 0):
     blocks = rt.program.blocks
     steps = 0
     ins = None
+    memo_for = None         # the (player, action) of the instructions sharing rt.memo
+    rt.memo = None
     try:
         while len(frames) > floor:
             if vm["pending"] is not None:
@@ -66,9 +68,11 @@ def run(rt, floor: int = 0):
             instrs = blocks[fr["b"]]
             pc = fr["pc"]
             if pc >= len(instrs):
-                frames.pop()
+                if "scope" in frames.pop():     # a procedure ends: what is running changes
+                    rt.memo = None
                 if len(frames) == floor:
                     if not floor:
+                        rt.memo = None
                         rt.on_flow_end()
                 elif frames[-1]["k"] is not None:     # a child returns to its instruction
                     frames[-1]["returned"] = True
@@ -78,9 +82,22 @@ def run(rt, floor: int = 0):
                 raise Abort(f"the rules loop without end (more than {limits.MAX_VM_STEPS:,} steps without a decision)",
                             instrs[pc][1])
             ins = instrs[pc]
-            rt.env = fr["env"]
+            env = rt.env = fr["env"]
             returned = fr.pop("returned", False)
-            r = _EXEC[ins[0]](rt, fr, ins, returned)
+            op = ins[0]
+            if _CHANGES[op]:
+                rt.memo = None
+                r = _EXEC[op](rt, fr, ins, returned)
+                rt.memo = None
+            else:
+                # an instruction that only reads the game (its expressions, a decision's options)
+                # shares the read-only window of the reading instructions before it: derived
+                # values (what a player owns, a method formula) are worked out once between two
+                # changes of the state, not once per instruction (Runtime.reading)
+                now = (env.get("player"), env.get("action"))
+                if rt.memo is None or now != memo_for:
+                    rt.memo, memo_for = {}, now
+                r = _EXEC[op](rt, fr, ins, returned)
             if r is SUSPEND:
                 return
     except Abort as e:       # a primitive that refused without saying where: at its statement
@@ -94,6 +111,8 @@ def run(rt, floor: int = 0):
     except RecursionError:
         raise RuleFault("RS305", "the rules recurse too deeply", ins[1] if ins is not None else None,
                         "a formula or procedure that calls itself needs a case that stops") from None
+    finally:
+        rt.memo = None          # the caller (a verb running a procedure) may change the state next
 
 
 def run_now(rt, block: int, env: dict):
@@ -413,6 +432,9 @@ _EXEC = {C.LET: x_let, C.SET: x_set, C.IF: x_if, C.FOR: x_for, C.REPEAT: x_repea
          C.REQUIRE: x_require, C.CALL: x_call, C.BREAK: x_break,
          C.ROLL: x_roll, C.RANDOM: x_random, C.SHUFFLE: x_shuffle}
 _EXEC = [_EXEC[op] for op in range(len(_EXEC))]     # opcodes are 0..14: a list is the faster table
+# the instructions that may change the game (not only the running frames): the read-only window
+# shared by the others (see run) is closed before and after each of them
+_CHANGES = [op in (C.SET, C.PAY, C.CALL, C.BREAK, C.ROLL, C.RANDOM, C.SHUFFLE) for op in range(len(_EXEC))]
 
 
 def _where(sp: Span) -> str:

@@ -1,0 +1,120 @@
+"""The playout speed-ups (issue 18) are shortcuts that must not change a game: each one, turned
+off, plays the same moves to the same state as with it on (the golden corpus checks the
+combination; this test checks each shortcut alone, so a fault is named):
+
+- formulas inlined at their calls (interpreter/compiler.py `_inline`);
+- one read-only window (memo) shared by the instructions between two changes of the game
+  (interpreter/vm.py `run`);
+- apply adopting the state a move led to when legal_moves had just tried it (interpreter/api.py
+  `_adopt`);
+- plain catalogue fields answered from a cache (interpreter/runtime.py `attr`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from interpreter.api import Engine
+from interpreter import compiler, vm
+from interpreter.bots import play_game
+from interpreter.runtime import Runtime
+from rulespec.pack import load_pack
+
+SEEDS = (0, 3)
+MOVES = 500         # into the first Winter (payments, reorganising, purchases: the tried moves)
+
+
+def _played(engine, seed):
+    state, moves = play_game(engine, 4, seed, "random", max_moves=MOVES)
+    return moves, hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def pack():
+    return load_pack("base_3to5")
+
+
+@pytest.fixture(scope="module")
+def reference(pack):
+    eng = Engine(pack)
+    return {seed: _played(eng, seed) for seed in SEEDS}
+
+
+def _no_inlining(monkeypatch, pack):
+    monkeypatch.setattr(compiler, "INLINE_NODES", 0)
+    return Engine(pack)
+
+
+def _no_shared_window(monkeypatch, pack):
+    monkeypatch.setattr(vm, "_CHANGES", [True] * len(vm._CHANGES))
+    return Engine(pack)
+
+
+def _no_adopting(monkeypatch, pack):
+    eng = Engine(pack)
+    monkeypatch.setattr(eng, "_adopt", lambda state, move: None)
+    return eng
+
+
+def _no_field_cache(monkeypatch, pack):
+    eng = Engine(pack)
+    eng.rs.static_attrs = _Forgetful()
+    return eng
+
+
+class _Forgetful(dict):
+    """A cache that never keeps anything."""
+
+    def __setitem__(self, key, value):
+        pass
+
+
+@pytest.mark.parametrize("without", [_no_inlining, _no_shared_window, _no_adopting, _no_field_cache],
+                         ids=["inlining", "shared-window", "adopting", "field-cache"])
+def test_the_same_games_without_each_shortcut(monkeypatch, pack, reference, without):
+    eng = without(monkeypatch, pack)
+    for seed in SEEDS:
+        assert _played(eng, seed) == reference[seed], f"seed {seed}"
+
+
+def test_inlining_happens(monkeypatch, pack):
+    """The shortcut is taken: the base pack's calls of small formulas (troops_at...) are
+    compiled in place, so fewer formula calls run than without it."""
+    calls = []
+    formula = Runtime.formula
+
+    def counting(self, name, args, kwargs, env):
+        calls.append(name)
+        return formula(self, name, args, kwargs, env)
+
+    monkeypatch.setattr(Runtime, "formula", counting)
+    play_game(Engine(pack), 4, 0, "random", max_moves=200)
+    inlined = list(calls)
+    calls.clear()
+    monkeypatch.setattr(compiler, "INLINE_NODES", 0)
+    play_game(Engine(pack), 4, 0, "random", max_moves=200)
+    assert len(inlined) < len(calls)
+    assert "troops_at" in calls and "troops_at" not in inlined
+
+
+def test_adopted_state_is_the_state_of_a_fresh_apply(pack):
+    """During a payment legal_moves tries the moves; applying one of them in place adopts the
+    tried state: it equals the state a transactional apply of the same move gives."""
+    eng = Engine(pack)
+    state = eng.new_game(4, 1)
+    adopted = 0
+    for _ in range(MOVES):
+        if eng.is_over(state):
+            break
+        legal = eng.legal_moves(state)
+        if not legal:
+            break
+        move = legal[len(legal) // 2]
+        fresh = eng.apply(state, move)                  # a copy, run from scratch
+        tried = eng._tried is not None and move in eng._tried[1]
+        state = eng.apply(state, move, transactional=False)
+        assert state == fresh
+        adopted += tried
+    assert adopted > 0
