@@ -58,7 +58,7 @@ def play_one(engine, strong, weak, players, seed, seat, options):
     winners = engine.winners(state)
     return {"seed": seed, "seat": seat, "strong_colour": colours[seat], "specs": specs,
             "winners": winners, "strong_share": (1 / len(winners)) if colours[seat] in winners else 0.0,
-            "years": state["year"], "decisions": len(moves),
+            "years": state["year"], "decisions": len(moves), "ended_by_rules": not state.get("unfinished"),
             "decisions_by_bot": {specs[i]: per_side[c]["decisions"] for i, c in enumerate(colours) if i == seat}
             | {"weak_mean": sum(per_side[c]["decisions"] for i, c in enumerate(colours) if i != seat) / (players - 1)},
             "events": dict(counts), "cpu_seconds": round(time.process_time() - t, 2)}
@@ -76,6 +76,7 @@ def summary(games: list) -> dict:
     return {"games": n, "strong_win_rate": round(wins / n, 3), "ci95": [round(lo, 3), round(hi, 3)],
             "mean_years": round(sum(g["years"] for g in games) / n, 1),
             "mean_decisions": round(sum(g["decisions"] for g in games) / n, 1),
+            "ended_by_rules": sum(1 for g in games if g.get("ended_by_rules", True)),
             "per_game": {k: round(v / n, 2) for k, v in sorted(ev.items())},
             "cpu_seconds": round(sum(g["cpu_seconds"] for g in games), 1)}
 
