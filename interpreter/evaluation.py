@@ -58,6 +58,7 @@ class Evaluation:
         eng = self.engine
         rt = rt or eng.runtime(state)
         env = {"player": player, "score": eng.total_score(state, player, rt)}
+        rt.env = env        # what reads the deciding player (can_pay, ...) reads the valued one
         try:
             return float(self.fn(rt, env) or 0)
         except Exception as e:      # a pack's formula failed: say which, never a traceback

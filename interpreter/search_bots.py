@@ -68,14 +68,47 @@ def _lookahead_copy(state, rng) -> dict:
     return st
 
 
-def rewards(engine, evaluation, state, scale: float) -> dict:
+def ending_in_sight(engine, state) -> bool:
+    """Whether the game is ending: an end condition was met (a final Winter is being played),
+    or one of the pack's end conditions holds now and will end the game when it is checked at
+    its moment (the end of Spring, of the round). Read from the pack's `end_condition`s, never
+    from a rule known by name: so a search values finishing a game it leads, and avoids
+    finishing one it trails, even when the end itself lies beyond its horizon."""
+    if state.get("ending"):
+        return True
+    checks = [ec["check"] for ec in engine.rs.end_conditions if ec["check"] is not None]
+    if not checks:
+        return False
+    rt = engine.runtime(state)
+    opened = rt.reading()
+    env = {"player": None}
+    rt.env = env
+    try:
+        return any(check(rt, env) for check in checks)
+    except Exception:       # a condition that cannot be read mid-turn: no end in sight
+        return False
+    finally:
+        rt.done_reading(opened)
+
+
+def values(engine, evaluation, state, finish: float) -> dict:
+    """Each player's value by the pack's evaluation, plus `finish` to whoever would win (the
+    score pad and the tie-break) when the end is in sight (ending_in_sight)."""
+    vals = evaluation.values(state)
+    if finish and ending_in_sight(engine, state):
+        for p in engine.winners(state):
+            vals[p] += finish
+    return vals
+
+
+def rewards(engine, evaluation, state, scale: float, finish: float = 0.0) -> dict:
     """Each player's reward in [0, 1]: at the end of the game 1 for a winner (shared ties count
     as wins) and 0 otherwise; before, how far the player's value stands above the best of the
     others', squashed by a logistic curve whose width is `scale` (in the evaluation's points)."""
     if engine.is_over(state):
         won = set(engine.winners(state))
         return {p: (1.0 if p in won else 0.0) for p in state["players"]}
-    vals = evaluation.values(state)
+    vals = values(engine, evaluation, state, finish)
     out = {}
     for p, v in vals.items():
         best_other = max((w for q, w in vals.items() if q != p), default=0.0)
@@ -83,12 +116,12 @@ def rewards(engine, evaluation, state, scale: float) -> dict:
     return out
 
 
-def _gap(engine, evaluation, state, me) -> float:
+def _gap(engine, evaluation, state, me, finish: float = 0.0) -> float:
     """The deciding player's value minus the best rival's (a finished game: +-1000, a win
     or not)."""
     if engine.is_over(state):
         return 1000.0 if me in engine.winners(state) else -1000.0
-    vals = evaluation.values(state)
+    vals = values(engine, evaluation, state, finish)
     return vals[me] - max((v for p, v in vals.items() if p != me), default=0.0)
 
 
@@ -102,9 +135,10 @@ class GreedyEvalBot:
 
     name = "greedy_eval"
 
-    def __init__(self, seed: int = 0, evaluation: str | None = None, horizon: str = "move",
-                 samples: int = 1, epsilon: float = 0.0):
+    def __init__(self, seed: int = 0, evaluation: str | None = None, horizon: str = "turn",
+                 samples: int = 1, epsilon: float = 0.05, finish: float = 10.0):
         self.rng = random.Random(seed)
+        self.finish = float(finish)
         self.evaluation = evaluation
         self.horizon = horizon
         self.samples = max(1, int(samples))
@@ -135,7 +169,7 @@ class GreedyEvalBot:
                 except RulespecError:
                     total = None
                     break
-                total += _gap(engine, ev, st, me)
+                total += _gap(engine, ev, st, me, self.finish)
             if total is None:
                 continue
             if best_val is None or total > best_val + 1e-9:
@@ -157,55 +191,114 @@ class GreedyEvalBot:
 
 
 class _Node:
-    __slots__ = ("n", "w", "children")
+    __slots__ = ("n", "w", "children", "prior")
 
-    def __init__(self):
+    def __init__(self, prior: float = 1.0):
         self.n = 0          # visits
         self.w = 0.0        # summed reward of the player who chose the move leading here
         self.children: dict = {}
+        self.prior = prior  # the cheap policy's probability of the move leading here
+
+
+def _priors(engine, state, moves: list) -> list:
+    """The cheap policy's probability of each move (the pack's playout hints; uniform without)."""
+    weights = PlayoutPolicy.for_engine(engine).weights(state["vm"]["pending"], moves, state)
+    if weights is None:
+        return [1.0 / len(moves)] * len(moves)
+    total = sum(weights)
+    return [w / total for w in weights]
 
 
 class MctsBot:
-    """UCT over the decision API (open-loop, max^n: each decision's player maximises its own
-    reward). Each iteration copies the position (its future draws reseeded from the bot's
-    generator: chance), walks down the tree choosing by UCB1 among the moves legal there,
-    adds one new move, plays `rollout` more decisions by the cheap policy, and scores the
-    position reached with the pack's evaluation (rewards: the gap to the best rival, squashed
-    to [0, 1] with width `scale`; a finished game: 1 for a winner). Payments and single-move
-    decisions are macro steps, played by the cheap policy and not searched. The move played is
-    the most visited. Knobs: iterations (the budget per decision: fixed, so results depend on
-    the seed only), rollout, c (exploration), scale, evaluation, seconds (an optional CPU-time
-    cap per decision for people at the table; never for measurements: it makes play depend on
-    the machine)."""
+    """UCT over the decision API (open loop, max^n: each decision's player maximises its own
+    reward), with the pack's evaluation at the leaves.
+
+    Each iteration copies the position (its future draws reseeded from the bot's generator:
+    chance), walks down the tree, adds one move, finishes the payment it leads to (macro-move),
+    plays `rollout` more decisions by the cheap policy (0 by default: the evaluation is the
+    leaf's value) and scores the position reached: each player's value (the pack's evaluation,
+    plus `finish` to whoever would win when an end condition holds: ending_in_sight) against the
+    best rival's, squashed to [0, 1] with width `scale`; a finished game: 1 for a winner.
+
+    Selection is PUCT-like: the mean reward, plus `c` times the move's prior (the cheap policy's
+    probability, from the pack's playout hints) times sqrt(visits of the parent) / (1 + visits);
+    moves never tried are tried in the order of their priors, so a small budget goes to the
+    moves the pack's advice favours first. The subtree under the move played is kept for the
+    same player's next decision in the same Year and phase (its statistics halved: an open-loop
+    tree's nodes are reached by move names, and chance may have changed what they mean).
+    The move played is the most visited (ties: the best mean). Knobs: iterations (the budget
+    per searched decision: fixed, so results depend on the seed only), rollout, c, scale,
+    finish, evaluation, seconds (an optional CPU-time cap per decision for people at the table;
+    never for measurements: it makes play depend on the machine)."""
 
     name = "mcts"
 
-    def __init__(self, seed: int = 0, iterations: int = 48, rollout: int = 8, c: float = 0.7,
-                 scale: float = 3.0, evaluation: str | None = None, seconds: float | None = None):
+    def __init__(self, seed: int = 0, iterations: int = 16, rollout: int = 0, c: float = 1.0,
+                 scale: float = 3.0, finish: float = 10.0, evaluation: str | None = None,
+                 seconds: float | None = None):
         self.rng = random.Random(seed)
         self.iterations = max(1, int(iterations))
         self.rollout = max(0, int(rollout))
         self.c = float(c)
         self.scale = float(scale)
+        self.finish = float(finish)
         self.evaluation = evaluation
         self.seconds = float(seconds) if seconds else None
+        self._kept = None       # (player, year, phase, node): the subtree under the last move played
 
     def choose(self, engine, state, moves: list) -> str:
         if is_macro_step(state, moves):
             return policy_move(engine, state, moves, self.rng)
         ev = Evaluation.for_engine(engine, self.evaluation)
-        root = _Node()
+        me = state["vm"]["pending"].get("player")
+        where = (me, state["year"], state["phase"])
+        root = self._reused(where, moves) or _Node()
         start = time.process_time()
         for _ in range(self.iterations):
             self._iterate(engine, ev, state, moves, root)
             if self.seconds is not None and time.process_time() - start > self.seconds:
                 break
-        visited = [(ch.n, ch.w / ch.n if ch.n else 0.0, mv) for mv, ch in root.children.items() if mv in moves]
+        visited = [(ch.n, ch.w / ch.n, mv) for mv, ch in root.children.items() if mv in moves and ch.n]
         if not visited:
             return policy_move(engine, state, moves, self.rng)
         top = max(visited)[:2]
         best = [mv for n, q, mv in visited if (n, q) == top]
-        return best[0] if len(best) == 1 else best[self.rng.randrange(len(best))]
+        mv = best[0] if len(best) == 1 else best[self.rng.randrange(len(best))]
+        self._kept = where + (root.children[mv],)
+        return mv
+
+    def _reused(self, where, moves):
+        """The kept subtree, when this decision is the same player's next one in the same Year
+        and phase and its moves are the ones the subtree knows; its statistics halved."""
+        kept, self._kept = self._kept, None
+        if kept is None or kept[:3] != where or not kept[3].children:
+            return None
+        node = kept[3]
+        if not set(node.children) <= set(moves):
+            return None
+        for ch in node.children.values():
+            ch.n //= 2
+            ch.w /= 2
+        node.children = {m: ch for m, ch in node.children.items() if ch.n}
+        node.n = sum(ch.n for ch in node.children.values())
+        return node
+
+    def _select(self, node, legal, priors):
+        """The child to walk to: an untried move (the highest prior first), else PUCT."""
+        untried = [(p, -i, m) for i, (m, p) in enumerate(zip(legal, priors)) if m not in node.children]
+        if untried:
+            p, _, mv = max(untried)
+            node.children[mv] = _Node(p)
+            return mv, node.children[mv], True
+        sqrt_n = math.sqrt(max(1, node.n))
+        c = self.c
+        best, best_score = None, None
+        for m in legal:
+            ch = node.children[m]
+            score = (ch.w / ch.n if ch.n else 0.5) + c * ch.prior * sqrt_n / (1 + ch.n)
+            if best_score is None or score > best_score:
+                best, best_score = m, score
+        return best, node.children[best], False
 
     def _iterate(self, engine, ev, state, root_moves, root):
         rng = self.rng
@@ -214,26 +307,17 @@ class MctsBot:
         try:
             while True:
                 player = st["vm"]["pending"].get("player")
-                untried = [m for m in legal if m not in node.children]
-                if untried:
-                    mv = untried[rng.randrange(len(untried))]
-                    child = node.children[mv] = _Node()
-                    engine.apply(st, mv, check=False, transactional=False)
-                    path.append((child, player))
-                    break
-                log_n = math.log(max(1, node.n))
-                mv, child = max(((m, node.children[m]) for m in legal),
-                                key=lambda mc: mc[1].w / mc[1].n + self.c * math.sqrt(log_n / mc[1].n))
+                mv, child, new = self._select(node, legal, _priors(engine, st, legal))
                 engine.apply(st, mv, check=False, transactional=False)
                 path.append((child, player))
-                node = child
-                if not _forward(engine, st, rng, lambda x: False):
+                if not _forward(engine, st, rng, lambda x: False) or new:
                     break
+                node = child
                 legal = engine.legal_moves(st)
             self._rollout(engine, st)
         except RulespecError:
             return          # a refused move (an engine bug): this iteration counts for nothing
-        reward = rewards(engine, ev, st, self.scale)
+        reward = rewards(engine, ev, st, self.scale, self.finish)
         root.n += 1
         for nd, player in path:
             nd.n += 1

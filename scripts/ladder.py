@@ -5,7 +5,8 @@ win rates and 95% intervals, game lengths and what happened (structured events, 
         --out ladder.json [--pack base_3to5] [--first-seed 0] [--max-years N]
 
 Resumable: games already in --out (same rung, same seed) are skipped, and each game is written
-as soon as it ends. Outside CI: a rung of 100 games with `mcts` takes CPU-hours (docs/bots.md).
+as soon as it ends. Rungs played in parallel (several processes, each its own --out and
+--first-seed) are put together with `--merge A.json B.json --out ladder.json`. Outside CI: a rung of 100 games with `mcts` takes CPU-hours (docs/bots.md).
 A shared win (a tie on the total and the tie-break) counts 1/k to each of the k winners.
 """
 from __future__ import annotations
@@ -58,7 +59,7 @@ def play_one(engine, strong, weak, players, seed, seat, options):
     winners = engine.winners(state)
     return {"seed": seed, "seat": seat, "strong_colour": colours[seat], "specs": specs,
             "winners": winners, "strong_share": (1 / len(winners)) if colours[seat] in winners else 0.0,
-            "years": state["year"], "decisions": len(moves),
+            "years": state["year"], "decisions": len(moves), "ended_by_rules": not state.get("unfinished"),
             "decisions_by_bot": {specs[i]: per_side[c]["decisions"] for i, c in enumerate(colours) if i == seat}
             | {"weak_mean": sum(per_side[c]["decisions"] for i, c in enumerate(colours) if i != seat) / (players - 1)},
             "events": dict(counts), "cpu_seconds": round(time.process_time() - t, 2)}
@@ -76,23 +77,47 @@ def summary(games: list) -> dict:
     return {"games": n, "strong_win_rate": round(wins / n, 3), "ci95": [round(lo, 3), round(hi, 3)],
             "mean_years": round(sum(g["years"] for g in games) / n, 1),
             "mean_decisions": round(sum(g["decisions"] for g in games) / n, 1),
+            "ended_by_rules": sum(1 for g in games if g.get("ended_by_rules", True)),
             "per_game": {k: round(v / n, 2) for k, v in sorted(ev.items())},
-            "cpu_seconds": round(sum(g["cpu_seconds"] for g in games), 1)}
+            "cpu_seconds": round(sum(g["cpu_seconds"] for g in games), 1),
+            "cpu_seconds_per_game": round(sum(g["cpu_seconds"] for g in games) / n, 1)}
+
+
+def merge(paths: list, out: Path) -> dict:
+    """The rungs of several ladder files in one (games of the same rung and seed once)."""
+    data = json.loads(out.read_text()) if out.exists() else {"rungs": {}}
+    for path in paths:
+        for rung_id, rung in json.loads(Path(path).read_text())["rungs"].items():
+            into = data["rungs"].setdefault(rung_id, {"games": []})
+            seeds = {g["seed"] for g in into["games"]}
+            into["games"] += [g for g in rung["games"] if g["seed"] not in seeds]
+    for rung in data["rungs"].values():
+        rung["games"].sort(key=lambda g: g["seed"])
+        rung["summary"] = summary(rung["games"])
+    out.write_text(json.dumps(data, indent=1))
+    return data
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--strong", required=True, help="the bot in one seat, with knobs: mcts:iterations=32")
-    ap.add_argument("--weak", required=True, help="the bot in the other seats")
+    ap.add_argument("--strong", help="the bot in one seat, with knobs: mcts:iterations=32")
+    ap.add_argument("--weak", help="the bot in the other seats")
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--pack", default="base_3to5")
     ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--max-years", type=int, default=None, help="a lower Year bound (option max_years)")
     ap.add_argument("--out", default="ladder.json")
+    ap.add_argument("--merge", nargs="+", metavar="FILE", help="put these ladder files together into --out")
     a = ap.parse_args(argv)
     out = Path(a.out)
+    if a.merge:
+        data = merge(a.merge, out)
+        print(json.dumps({k: r["summary"] for k, r in data["rungs"].items()}, indent=1))
+        return 0
     data = json.loads(out.read_text()) if out.exists() else {"rungs": {}}
+    if not (a.strong and a.weak):
+        ap.error("--strong and --weak are required (unless --merge)")
     rung_id = f"{a.pack} {a.players}p: {a.strong} vs {a.weak}"
     rung = data["rungs"].setdefault(rung_id, {"games": []})
     done = {g["seed"] for g in rung["games"]}

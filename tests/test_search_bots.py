@@ -114,3 +114,92 @@ def test_a_bot_naming_an_undeclared_evaluation_is_told_the_declared_ones(engine)
     with pytest.raises(RulespecError) as e:
         make_bot("greedy_eval:evaluation=nothere", 0).choose(engine, engine.new_game(3, 0), ["x", "y"])
     assert "default" in e.value.first.hint
+
+
+# ------------------------------------------------------------------ short games, replays
+@pytest.mark.parametrize("bot", sorted(set(BOTS) - {"mcts"}) + ["mcts:iterations=4"])
+def test_every_bot_plays_a_short_game_that_replays_from_its_moves(engine, bot):
+    """The same seed plays the same game, and the moves alone replay it (the bots' look-aheads
+    draw from their own generators, never from the game's)."""
+    opts = {"max_years": 2}
+    state, moves = play_game(engine, 3, 11, bot, options=opts)
+    again, moves2 = play_game(engine, 3, 11, bot, options=opts)
+    assert moves == moves2 and engine.is_over(state)
+    replay = engine.new_game(3, 11, opts)
+    for mv in moves:
+        replay = engine.apply(replay, mv)
+    assert replay == state
+
+
+# ------------------------------------------------------------------ the end in sight
+def test_an_end_condition_that_holds_is_in_sight_and_rewards_the_projected_winner(engine):
+    from interpreter.search_bots import ending_in_sight, values
+    s = engine.new_game(4, 0)
+    assert not ending_in_sight(engine, s)
+    ev = Evaluation.for_engine(engine)
+    plain = values(engine, ev, s, 10.0)
+    assert plain == ev.values(s)                    # no end in sight: the evaluation alone
+    last = len(engine.rs.tracks["patronage_track"]["spaces"]) - 1
+    s["tracks"]["patronage_track"]["pos"]["red"] = last        # the end of the Patronage track
+    assert ending_in_sight(engine, s)
+    won = engine.winners(s)
+    with_end = values(engine, ev, s, 10.0)
+    base = ev.values(s)
+    assert all(with_end[p] == pytest.approx(base[p] + (10.0 if p in won else 0.0)) for p in s["players"])
+
+
+def test_the_end_in_sight_widens_the_leaders_gap_and_narrows_the_trailers(engine):
+    """What greedy_eval maximises (its value minus the best rival's) gains the finish bonus for
+    the player ahead on the score pad when an end condition holds, and loses it for the others:
+    a leader brings the end on, a trailer puts it off."""
+    from interpreter.search_bots import _gap
+    ev = Evaluation.for_engine(engine)
+    ended = engine.new_game(4, 0)
+    ended["tracks"]["patronage_track"]["pos"]["red"] = len(engine.rs.tracks["patronage_track"]["spaces"]) - 1
+    lead = engine.winners(ended)
+    trail = [p for p in ended["players"] if p not in lead]
+    assert trail
+    for p in lead:
+        assert _gap(engine, ev, ended, p, 10.0) - _gap(engine, ev, ended, p, 0.0) == pytest.approx(10.0)
+    for p in trail:
+        assert _gap(engine, ev, ended, p, 10.0) < _gap(engine, ev, ended, p, 0.0)
+
+
+# ------------------------------------------------------------------ war in the evaluation
+def test_a_siege_strong_enough_to_win_is_worth_more_than_a_weak_one(engine):
+    s = engine.new_game(4, 0)
+    ev = Evaluation.for_engine(engine)
+    city = next(c for c, d in s["cities"].items() if d["controller"] is None and engine.runtime(s).formula(
+        "siege_strength_needed", (c,), {}, {}) <= 5)
+    need = engine.runtime(s).formula("siege_strength_needed", (city,), {}, {})
+    values_by_troops = []
+    for n in range(0, need + 1):
+        s["cities"][city]["besiegers"] = {"blue": n} if n else {}
+        s["p"]["blue"]["troops_reserve"] = 6 - n
+        values_by_troops.append(ev.values(s)["blue"])
+    steps = [b - a for a, b in zip(values_by_troops, values_by_troops[1:])]
+    assert steps[-1] > 5 * max(steps[:-1])          # the Troop that makes the Siege winnable
+
+
+# ------------------------------------------------------------------ mcts
+def test_mcts_tries_the_moves_the_pack_favours_first(make_pack):
+    """With one iteration, the only move tried is the one the playout hints favour most."""
+    root = _pack(make_pack, "favour_stop", """
+        playout_hint stop_first "Stop rearranging" {
+          decision: "Rearrange your Palace"
+          move: "option stop"
+          weight: 1000
+        }
+    """)
+    eng = Engine(load_pack(root))
+    s = eng.new_game(3, 0)
+    from interpreter.bots import UniformBot
+    u = UniformBot(0)
+    for _ in range(3000):
+        if (s["vm"]["pending"].get("prompt") or "").startswith("Rearrange your Palace"):
+            break
+        s = eng.apply(s, u.choose(eng, s, eng.legal_moves(s)))
+    moves = eng.legal_moves(s)
+    stop = [m for m in moves if m.startswith("option stop")]
+    assert stop and len(moves) > 1
+    assert make_bot("mcts:iterations=1", 0).choose(eng, s, moves) == stop[0]

@@ -1,0 +1,39 @@
+"""The ladder script's arithmetic (scripts/ladder.py): Wilson intervals and merging rungs played
+in parallel. The games themselves are measured outside CI (docs/bots.md)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+_SPEC = importlib.util.spec_from_file_location("ladder", Path(__file__).resolve().parents[1] / "scripts" / "ladder.py")
+ladder = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(ladder)
+
+
+def test_wilson_interval_brackets_the_rate_and_narrows_with_more_games():
+    lo, hi = ladder.wilson(8, 12)
+    assert lo == pytest.approx(0.391, abs=1e-3) and hi == pytest.approx(0.862, abs=1e-3)
+    lo2, hi2 = ladder.wilson(80, 120)
+    assert lo < lo2 < 8 / 12 < hi2 < hi
+    assert ladder.wilson(0, 10)[0] == 0.0 and ladder.wilson(10, 10)[1] == 1.0
+
+
+def _game(seed, share, years=20):
+    return {"seed": seed, "seat": seed % 4, "strong_share": share, "years": years, "decisions": 1000,
+            "events": {"sieges_won": 1}, "cpu_seconds": 2.0, "ended_by_rules": years < 100}
+
+
+def test_merging_ladder_files_keeps_each_seed_once_and_recounts(tmp_path):
+    a, b, out = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "out.json"
+    rung = "base_3to5 4p: x vs y"
+    a.write_text(json.dumps({"rungs": {rung: {"games": [_game(0, 1.0), _game(1, 0.0)]}}}))
+    b.write_text(json.dumps({"rungs": {rung: {"games": [_game(1, 1.0), _game(2, 0.5, years=100)]}}}))
+    data = ladder.merge([a, b], out)
+    s = data["rungs"][rung]["summary"]
+    assert [g["seed"] for g in data["rungs"][rung]["games"]] == [0, 1, 2]
+    assert s["games"] == 3 and s["strong_win_rate"] == pytest.approx(0.5)     # seed 1 from a.json
+    assert s["ended_by_rules"] == 2 and s["per_game"] == {"sieges_won": 1.0}
+    assert json.loads(out.read_text()) == data
