@@ -667,7 +667,7 @@ class Compiler:
                 key = self.fn(s.target.index, scope)
                 return (SET, sp, obj, "index", (ot.rstrip("?"), s.target.obj.name, key), self.fn(s.value, scope))
             if not isinstance(s.target, A.Attr):
-                self.fail("`set` needs a variable, an attribute such as player.florins, or a key of a "
+                self.fail("`set` needs a variable, an attribute such as player.score, or a key of a "
                           "`count by` field such as c.pieces[player]", sp)
             obj, ot = self.expr(s.target.obj, scope)
             return (SET, sp, obj, ot.rstrip("?"), s.target.name, self.fn(s.value, scope))

@@ -12,26 +12,26 @@ from __future__ import annotations
 from . import world_store
 
 
-class PalaceMixin:
-    # ------------------------------------------------------------ rooms
-    def parse_room(self, ref):
+class BoardMixin:
+    # ------------------------------------------------------------ records of a side's list
+    def parse_record_ref(self, ref):
         """(owner, index, record) of a Room ref (world_store.the_ref)."""
         _, owner, i, r = world_store.the_ref(self, ref)
         return owner, i, r
 
-    def _printed_room(self, ref):
-        p, i, r = self.parse_room(ref)
-        pal = self._palace(p)
-        return r, (pal["rooms"][i] if pal else {})
+    def _printed_place(self, ref):
+        p, i, r = self.parse_record_ref(ref)
+        board = self._board(p)
+        return r, (board["places"][i] if board else {})
 
     def a_room_action(self, ref):
-        r, printed = self._printed_room(ref)
+        r, printed = self._printed_place(ref)
         if r["card"] and self.item(r["card"]).get("action"):
             return self.item(r["card"])["action"]
         return printed.get("action")
 
     def a_room_arrow_after(self, ref):
-        return self._printed_room(ref)[1].get("arrow_after")
+        return self._printed_place(ref)[1].get("arrow_after")
 
     # ------------------------------------------------------------ where cards are
     def locate(self, x):

@@ -68,7 +68,7 @@ class Ruleset:
     alliances: dict = field(default_factory=dict)
     symbols: dict = field(default_factory=dict)
     tracks: dict = field(default_factory=dict)
-    palaces: dict = field(default_factory=dict)
+    boards: dict = field(default_factory=dict)     # side -> its board's printed places and edge spaces
     war_bonuses: dict = field(default_factory=dict)
     abilities: dict = field(default_factory=dict)
     scoring: list = field(default_factory=list)
@@ -424,11 +424,11 @@ class Ruleset:
                               "start": int(self.static(d, "start", 0) or 0)}
 
     def _k_palace(self, d):
-        rooms = []
+        places = []
         for r in d.sub("room"):
-            rooms.append({"action": self.static(r, "action"), "bottom": self.symbols_of(r),
+            places.append({"action": self.static(r, "action"), "bottom": self.symbols_of(r),
                           "arrow_after": self.static(r, "arrow_after")})
-        self.palaces[d.id] = {"rooms": rooms, "left": int(self.static(d, "cortigiano_left", 1) or 0),
+        self.boards[d.id] = {"places": places, "left": int(self.static(d, "cortigiano_left", 1) or 0),
                               "right": int(self.static(d, "cortigiano_right", 2) or 0),
                               "max": int(self.static(d, "cortigiano_max", 6) or 6)}
 

@@ -18,7 +18,7 @@ from rulespec.world import CHECKER_TYPE
 
 from . import costs, events, payment, tracks, verbs, vm, world_store
 from .fight import FightMixin
-from .palace import PalaceMixin
+from .palace import BoardMixin
 from .state import card_ids, type_of
 from .vm import Abort, push
 
@@ -47,7 +47,7 @@ def _attr_method(cls, t, name):
         return m
 
 
-class Runtime(PalaceMixin, FightMixin):
+class Runtime(BoardMixin, FightMixin):
     def __init__(self, rs, state: dict, board: Board):
         self.rs = rs
         self.program = rs.program
@@ -796,10 +796,10 @@ class Runtime(PalaceMixin, FightMixin):
         usable alliance bonuses."""
         pl = self.P(p)
         out = []
-        room = pl["marker"] if ctx.get("action") else None
+        marked = pl["marker"] if ctx.get("action") else None      # the index of the record in use
         fresh = set(self.state.get("fresh", ()))
-        if room is not None and 0 <= room < len(pl["rooms"]):
-            r = pl["rooms"][room]
+        if marked is not None and 0 <= marked < len(pl["rooms"]):
+            r = pl["rooms"][marked]
             if r["card"]:
                 for k in ("card", "impr"):
                     if r[k] and k not in r["used"]:
@@ -807,8 +807,8 @@ class Runtime(PalaceMixin, FightMixin):
                         if sym:
                             out.append((_HERE + k, sym))
             else:
-                pal = self._palace(p)
-                sym = pal["rooms"][room]["bottom"] if pal and room < len(pal["rooms"]) else {}
+                board = self._board(p)
+                sym = board["places"][marked]["bottom"] if board and marked < len(board["places"]) else {}
                 if sym and "printed" not in r["used"]:
                     out.append((_HERE + "printed", sym))
         for s in pl["court"]:
@@ -851,13 +851,13 @@ class Runtime(PalaceMixin, FightMixin):
     def tap(self, p, source: str, symbol: str) -> int:
         pl = self.P(p)
         if source.startswith(_HERE):
-            room = pl["rooms"][pl["marker"]] if pl["marker"] is not None else None
+            rec = pl["rooms"][pl["marker"]] if pl["marker"] is not None else None
             k = source.split(".", 1)[1]
-            if room is None:
-                raise Abort("no Room is being used")
-            room["used"][k] = symbol
-            sym = (self.item(room[k]).get("bottom", {}) if k != "printed"
-                   else self._palace(p)["rooms"][pl["marker"]]["bottom"])
+            if rec is None:
+                raise Abort("the marker is on no record to tap")
+            rec["used"][k] = symbol
+            sym = (self.item(rec[k]).get("bottom", {}) if k != "printed"
+                   else self._board(p)["places"][pl["marker"]]["bottom"])
             n = sym.get(symbol, 0)
         elif source.startswith("alliance."):
             a = source.split(".", 1)[1]
@@ -880,8 +880,9 @@ class Runtime(PalaceMixin, FightMixin):
             self.deposit(p, n)        # money from Cortigiano cards and tiles goes to the treasury
         return n
 
-    def _palace(self, p):
-        return self.rs.palaces.get(p) or next(iter(self.rs.palaces.values()), None)
+    def _board(self, p):
+        """A side's board as the pack prints it (Ruleset.boards), else the first one."""
+        return self.rs.boards.get(p) or next(iter(self.rs.boards.values()), None)
 
     # ------------------------------------------------------------ verbs
     def verb(self, name, env, args, kwargs, span):
@@ -1037,15 +1038,15 @@ class Runtime(PalaceMixin, FightMixin):
 
     def _space_capacity(self, p):
         pl = self.P(p)
-        pal = self._palace(p)
+        board = self._board(p)
         # a tile in the Domain, a card beside the Palace or on a Cortigiano space may grant spaces
         held = self.tiles_of(p) + pl.get("outside", []) + [s["card"] for s in pl["court"] if s.get("card")]
         extra = sum(self.item(x).get("cortigiano", 0) for x in held)
         for tid, tr in self.rs.tracks.items():
             pos = self.state["tracks"][tid]["pos"].get(p, 0)
             extra += max([sp["cortigiano"] for sp in tr["spaces"][: pos + 1]] or [0])
-        base = (pal["left"] + pal["right"]) if pal else 3
-        return min(pal["max"] if pal else 6, base + extra)
+        base = (board["left"] + board["right"]) if board else 3
+        return min(board["max"] if board else 6, base + extra)
 
     def update_cortigiano_spaces(self, p):
         """Run the pack's `update_cortigiano_spaces` for `p` (palace.rules), where the engine's

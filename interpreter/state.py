@@ -253,7 +253,7 @@ def _edges(rs, side) -> list:
     """Spaces on the two edges of a side's board, 3 on each: the first `left`/`right` of an edge
     are printed (open), the others shaded (opened by the rules). Read from the Ruleset until the
     pack can write the layout (world-model plan §2.6, `cortigiano_layout(self)`)."""
-    boards = rs.palaces
+    boards = rs.boards
     b = boards.get(side) or next(iter(boards.values()), None)
     if b is None:
         return []

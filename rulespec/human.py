@@ -94,8 +94,8 @@ class Names:
                 d = rs.decls.get(("card", m["base"])) if m else None
             if d is not None and rs.static(d, "action"):
                 return rs.static(d, "action")
-        board = getattr(rs, "palaces", {}).get(owner) or {}
-        printed = board.get(key) or []
+        board = getattr(rs, "boards", {}).get(owner) or {}      # the printed places of its list
+        printed = board.get("places") or []
         return printed[i].get("action") if i < len(printed) and isinstance(printed[i], dict) else None
 
     def label(self, state, name, cut: int = 0) -> str:

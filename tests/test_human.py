@@ -38,7 +38,7 @@ def test_room_choices_show_the_action_they_hold(engine):
     # Red's Palace (palaces.yaml), or the Action card's `action` once a card is placed there
     while not any(mv.startswith("choose red.room") for _, mv, _ in s.legal()):
         s.play("1")
-    palace = engine.rs.palaces["red"]["rooms"]
+    palace = engine.rs.boards["red"]["places"]
     for _, mv, label in s.legal():
         if mv.startswith("choose red.room"):
             i = int(mv.rsplit("room", 1)[1])

@@ -208,7 +208,7 @@ def test_new_game_starting_position(engine):
     # no Sponsor Room; one Room without printed Action
     rt = engine.runtime(s)
     for p in ("blue", "yellow"):
-        actions = [engine.rs.palaces[p]["rooms"][i]["action"] for i in range(5)]
+        actions = [engine.rs.boards[p]["places"][i]["action"] for i in range(5)]
         assert sorted(actions) == ["annex", "empty_room", "govern", "scheme", "wage_war"]
     # titles for sale: Principality of Milan, Duchy of Naples, one Kingdom; no Cathedral
     tiles = set(s["supply"]["tiles"])
