@@ -385,6 +385,12 @@ class Ruleset:
         return {r: (k.store, f.key) for r, (k, f) in self.world.record_lists().items()}
 
     @cached_property
+    def stored_kinds(self) -> list:
+        """(kind name, store) of the kinds with records of their own but the sides (`city`,
+        `track`...), in the World's order: what `Runtime.type_name` tells an id by."""
+        return [(k.name, k.store) for k in self.world.kinds.values() if k.store and k.name not in (SIDE, GAME)]
+
+    @cached_property
     def holders(self) -> list:
         """Where things are kept (world_store.location): [(store, [("records", record type,
         list key, [(RECORD.FIELD, key) of its holder fields]) | ("zone", zone, key)])], in the

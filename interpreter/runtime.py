@@ -29,7 +29,6 @@ CALLER = "_caller"
 
 
 _MAX_FORMULA_DEPTH = limits.MAX_FORMULA_DEPTH
-_RECORD_AT_TYPES = ("room", "space")     # attr reads their fields from Runtime._record_at
 # the label prefix of the payment sources of the Room being used (payment_sources): move texts
 # `tap room.card crown` (docs/design/world-model-plan.md §2.8, `first: true`, until stage 9's
 # `source` declarations give the labels)
@@ -243,10 +242,10 @@ class Runtime(BoardMixin, FightMixin):
     def _type_name(self, obj) -> str | None:
         if obj in self.state["p"]:
             return "player"
-        if obj in self.state["cities"]:
-            return "city"
-        if obj in self.state["alliances"]:
-            return "alliance"
+        st = self.state
+        for kind, store in self.rs.stored_kinds:       # a record of a kind with its own store
+            if obj in st.get(store, ()):
+                return kind
         ref = world_store.parse_ref(self, obj)
         if ref is not None:
             return ref[0]       # a record of a list ("red.room2"): its record type
@@ -287,7 +286,7 @@ class Runtime(BoardMixin, FightMixin):
                 if t in ("card", "tile"):
                     return self._catalogue_field(obj, name, env)
                 return self.field_of(obj, name, env)
-            if t in _RECORD_AT_TYPES:
+            if t == "space" or t in self.rs.record_lists:     # its stored fields (Runtime._record_at)
                 rec = self._record_at(obj, False)
                 if rec is not None and name in rec:
                     return rec[name]
@@ -326,7 +325,7 @@ class Runtime(BoardMixin, FightMixin):
             slot = self.rs.slot(t, name)
         if slot is not None:
             return "slot", slot
-        if t in _RECORD_AT_TYPES or (name == "index" and t in self.rs.record_lists) \
+        if t == "space" or t in self.rs.record_lists \
                 or (t, name) in self.rs.method_types or self.rs.zone_slot(t, name) is not None:
             return "rest", None
         return "field", None
@@ -407,7 +406,8 @@ class Runtime(BoardMixin, FightMixin):
                 return
             self.state.setdefault("vars", {}).setdefault(obj, {})[name] = value
             return
-        if isinstance(obj, str) and self.type_name(obj) in ("room", "space"):
+        t = self.type_name(obj) if isinstance(obj, str) else None
+        if t == "space" or t in self.rs.record_lists:       # a record of a side's list, a track space
             rec = self._record_at(obj, True)        # Abort: a track space that is not a spot
             if rec is not None and (name in rec or obj.startswith("space:")):
                 rec[name] = value
@@ -1013,7 +1013,7 @@ class Runtime(BoardMixin, FightMixin):
                     st["pos"][p] = new
                     self.state["seq"] += 1
                     st["seq"][p] = self.state["seq"]
-                    self.update_cortigiano_spaces(p)      # the 5-city Cortigiano space comes and goes
+                    self.capacity_changed(p)      # the 5-city Cortigiano space comes and goes
 
     def v_waste_leftover(self, env, args, kw, span):
         """The symbols the player tapped beyond a cost and has not used yet go to waste (the
@@ -1048,7 +1048,7 @@ class Runtime(BoardMixin, FightMixin):
         base = (board["left"] + board["right"]) if board else 3
         return min(board["max"] if board else 6, base + extra)
 
-    def update_cortigiano_spaces(self, p):
+    def capacity_changed(self, p):
         """Run the pack's `update_cortigiano_spaces` for `p` (palace.rules), where the engine's
         own card and tile moves change what a player is entitled to."""
         proc = self.rs.procedures.get("update_cortigiano_spaces")
@@ -1077,7 +1077,7 @@ class Runtime(BoardMixin, FightMixin):
         st["pos"][p] = new
         self.state["seq"] += 1
         st["seq"][p] = self.state["seq"]
-        self.update_cortigiano_spaces(p)
+        self.capacity_changed(p)
         if new > old:
             sp = tr["spaces"][new]
             if sp["on_arrival"] is not None:
