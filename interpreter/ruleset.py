@@ -12,6 +12,7 @@ from rulespec import ast as A
 from rulespec import flow, limits
 from rulespec.checker import Checker, param_types
 from rulespec.errors import Diagnostic, RulespecError, source_line_at
+from rulespec.kinds import _common as DOC_FIELDS
 from rulespec.pack import Decl, Pack
 from rulespec.prompts import literal_values
 from rulespec.world import GAME, SIDE
@@ -318,15 +319,15 @@ class Ruleset:
         return n
 
     def _item(self, d: Decl) -> dict:
-        return {
+        item = {
             "id": d.id, "name": d.title or d.id, "type": self.static(d, "type"),
             "copies": self._copies(d),
             "cost": self.fn(d, "cost"), "action": self.static(d, "action"),
             "action_args": {}, "bottom": self.symbols_of(d),
-            "pp": self.fn(d, "pp", default=_const(0)), "agent": bool(self.static(d, "agent", False)),
+            "pp": self.fn(d, "pp", default=_const(0)),
             "war_bonus": self.static(d, "war_bonus", []) or [], "colour": self.static(d, "colour"),
             "limit": self.static(d, "limit"), "bonus_type": self.static(d, "bonus_type"),
-            "placement": self.static(d, "placement"), "cortigiano": int(self.static(d, "cortigiano", 0) or 0),
+            "placement": self.static(d, "placement"),
             "crosses": int(self.static(d, "crosses", 0) or 0), "city": self.static(d, "city"),
             "excludes": self.static(d, "excludes", []) or [], "requires": self.fn(d, "requires"),
             "on_gain": self.fn(d, "on_gain"), "gained_side": self.static(d, "gained_side", "available"),
@@ -334,6 +335,21 @@ class Ruleset:
             "counts_as": self.static(d, "counts_as"), "neutral": self.static(d, "neutral", False),
             "decl": d,
         }
+        return item | self._declared_rest(d, item)
+
+    # the value of a flag or number field a declaration leaves out
+    _ABSENT = {"bool": False, "int": 0, "number": 0}
+
+    def _declared_rest(self, d: Decl, built: dict) -> dict:
+        """The fields the pack's catalogue kind declares (`field extra: int` in catalogue.rules)
+        beyond those `_item` builds and the documentation fields: what the declaration gives,
+        else False/0 for a flag/number, else None."""
+        out = {}
+        for (kind, name), typ in self.comp.catalogue.items():
+            if kind == d.kind and name not in built and name not in DOC_FIELDS:
+                v = self.static(d, name)
+                out[name] = self._ABSENT.get(typ) if v is None else v
+        return out
 
     def _k_card(self, d):
         self.cards[d.id] = self._item(d)
