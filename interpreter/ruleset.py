@@ -407,6 +407,12 @@ class Ruleset:
         return [(k.name, k.store) for k in self.world.kinds.values() if k.store and k.name not in (SIDE, GAME)]
 
     @cached_property
+    def field_kinds(self) -> tuple:
+        """The kinds whose declarations give an object's fields (`Runtime.field_of`): the
+        kinds with records of their own, then actions, procedures and components."""
+        return tuple(k for k, _ in self.stored_kinds) + ("action", "procedure", "component")
+
+    @cached_property
     def holders(self) -> list:
         """Where things are kept (world_store.location): [(store, [("records", record type,
         list key, [(RECORD.FIELD, key) of its holder fields]) | ("zone", zone, key)])], in the

@@ -370,7 +370,7 @@ class Runtime(BoardMixin, FightMixin):
                 if name in verbs.entry_names(self):     # kept where the thing is (interpreter/verbs.py)
                     return verbs.entry_value(self, obj, name)
                 return v
-            for kind in ("alliance", "track", "action", "procedure", "component"):
+            for kind in self.rs.field_kinds:
                 d = self.rs.decls.get((kind, obj))
                 if d is not None:
                     f = self.rs.decl_fn(d, name)        # an expression: evaluated for this object
