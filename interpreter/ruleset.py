@@ -66,11 +66,11 @@ class Ruleset:
     procedures: dict = field(default_factory=dict)
     cards: dict = field(default_factory=dict)       # card type id -> dict
     tiles: dict = field(default_factory=dict)       # tile type id -> dict
-    alliances: dict = field(default_factory=dict)
     symbols: dict = field(default_factory=dict)
     tracks: dict = field(default_factory=dict)
     boards: dict = field(default_factory=dict)     # side -> its board's printed places and edge spaces
     war_bonuses: dict = field(default_factory=dict)
+    bonuses: dict = field(default_factory=dict)     # kind -> {id: (symbols, usable in)}: records that pay (_bonus_of)
     abilities: dict = field(default_factory=dict)
     scoring: list = field(default_factory=list)
     end_conditions: list = field(default_factory=list)
@@ -123,8 +123,11 @@ class Ruleset:
         catalogue = {k for k, kd in checker.world.kinds.items() if kd.decl_fields}
         rs.things = {str(d.id): d.kind for d in pack.decls.values() if d.kind in catalogue}
         with limits.deep_recursion():       # nested expressions: a few Python frames per level
+            stored = {k for k, _ in rs.stored_kinds}
             for d in pack.decls.values():
                 getattr(rs, "_k_" + d.kind, lambda d: None)(d)
+                if d.kind in stored:
+                    rs._bonus_of(d)
             rs._setup_rules()
         return rs
 
@@ -357,12 +360,13 @@ class Ruleset:
     def _k_tile(self, d):
         self.tiles[d.id] = self._item(d)
 
-    def _k_alliance(self, d):
-        self.alliances[d.id] = {"id": d.id, "name": d.title or d.id, "cost": self.fn(d, "cost"),
-                                "bonus": self.symbols_of(d, "bonus"), "war_bonus": self.static(d, "war_bonus"),
-                                "pp": self.fn(d, "pp", default=_const(1)), "crosses": int(self.static(d, "crosses", 0) or 0),
-                                "discount": int(self.static(d, "discount", 1) or 0),
-                                "usable_in": self.static(d, "bonus_usable_in", []) or [], "decl": d}
+    def _bonus_of(self, d):
+        """A record of a kind with its own store whose declaration gives a `bonus:` of symbols
+        (`bonus_usable_in:` the actions and procedures it pays in, none: any): a payment
+        source while its holder has it unused (Runtime.payment_sources), in `bonuses`."""
+        bonus = self.symbols_of(d, "bonus")
+        if bonus:
+            self.bonuses.setdefault(d.kind, {})[str(d.id)] = (bonus, self.static(d, "bonus_usable_in", []) or [])
 
     def _k_war_bonus(self, d):
         self.war_bonuses[d.id] = {"id": d.id, "strength": self.fn(d, "strength"), "cost": self.fn(d, "cost"),

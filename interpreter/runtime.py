@@ -821,12 +821,12 @@ class Runtime(BoardMixin, FightMixin):
                 sym = self.item(t["id"]).get("bottom", {})
                 if sym:
                     out.append((t["id"], sym))
-        for a, s in self.state["alliances"].items():
-            if s["holder"] == p and not s["used"] and s["agent"] in (None, p):
-                bonus = self.rs.alliances[a]["bonus"]
-                usable = self.rs.alliances[a]["usable_in"]
-                if bonus and (not usable or self._paying_within(usable, ctx)):
-                    out.append((f"alliance.{a}", bonus))
+        for kind, table in self.rs.bonuses.items():      # held records that pay (Ruleset._bonus_of)
+            for a, s in self.state[self.rs.world.kinds[kind].store].items():
+                if a in table and s["holder"] == p and not s["used"] and s["agent"] in (None, p):
+                    bonus, usable = table[a]
+                    if not usable or self._paying_within(usable, ctx):
+                        out.append((f"{kind}.{a}", bonus))
         return out
 
     def _paying_within(self, names, ctx) -> bool:
@@ -859,10 +859,10 @@ class Runtime(BoardMixin, FightMixin):
             sym = (self.item(rec[k]).get("bottom", {}) if k != "printed"
                    else self._board(p)["places"][pl["marker"]]["bottom"])
             n = sym.get(symbol, 0)
-        elif source.startswith("alliance."):
-            a = source.split(".", 1)[1]
-            self.state["alliances"][a]["used"] = True
-            n = self.rs.alliances[a]["bonus"].get(symbol, 0)
+        elif (held := source.partition("."))[2] in self.rs.bonuses.get(held[0], ()):    # a held record's bonus (KIND.ID)
+            kind, _, a = held
+            self.state[self.rs.world.kinds[kind].store][a]["used"] = True
+            n = self.rs.bonuses[kind][a][0].get(symbol, 0)
         else:
             n = 0
             for s in pl["court"]:

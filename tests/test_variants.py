@@ -135,7 +135,7 @@ def test_fortification_is_a_new_city_field_kept_within_0_to_3():
 def test_fourth_power_is_a_fourth_alliance_in_play():
     engine, s = _engine_with("fourth_power")
     assert set(s["alliances"]) == {"france", "hre", "ottoman", "venice_league"}
-    assert engine.rs.alliances["venice_league"]["bonus"] == {"cavalry": 1}
+    assert engine.rs.bonuses["alliance"]["venice_league"][0] == {"cavalry": 1}
 
 
 def test_trophies_uncapped_lifts_the_cap_the_base_pack_keeps():
