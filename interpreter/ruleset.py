@@ -411,6 +411,15 @@ class Ruleset:
         return [(k.name, k.store) for k in self.world.kinds.values() if k.store and k.name not in (SIDE, GAME)]
 
     @cached_property
+    def marked_list(self) -> str:
+        """The stored key of the side's list of records its `marker` field indexes (`field
+        marker: index of L on side`: the record whose symbols a payment taps first), '' if none."""
+        side = self.world.kinds[SIDE]
+        f = side.fields.get("marker")
+        lst = side.fields.get(f.type.name) if f is not None else None
+        return lst.key if lst is not None else ""
+
+    @cached_property
     def field_kinds(self) -> tuple:
         """The kinds whose declarations give an object's fields (`Runtime.field_of`): the
         kinds with records of their own, then actions, procedures and components."""

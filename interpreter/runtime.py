@@ -798,8 +798,9 @@ class Runtime(BoardMixin, FightMixin):
         out = []
         marked = pl["marker"] if ctx.get("action") else None      # the index of the record in use
         fresh = set(self.state.get("fresh", ()))
-        if marked is not None and 0 <= marked < len(pl["rooms"]):
-            r = pl["rooms"][marked]
+        marked_list = pl.get(self.rs.marked_list, ())
+        if marked is not None and 0 <= marked < len(marked_list):
+            r = marked_list[marked]
             if r["card"]:
                 for k in ("card", "impr"):
                     if r[k] and k not in r["used"]:
@@ -851,7 +852,7 @@ class Runtime(BoardMixin, FightMixin):
     def tap(self, p, source: str, symbol: str) -> int:
         pl = self.P(p)
         if source.startswith(_HERE):
-            rec = pl["rooms"][pl["marker"]] if pl["marker"] is not None else None
+            rec = pl[self.rs.marked_list][pl["marker"]] if pl["marker"] is not None else None
             k = source.split(".", 1)[1]
             if rec is None:
                 raise Abort("the marker is on no record to tap")
