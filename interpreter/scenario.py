@@ -16,7 +16,7 @@
   steps:
     - move: choose ravenna   # one move in the textual notation (or a list: moves: [...])
     - expect: {cities.ravenna.controller: red}
-    - illegal: choose rome
+    - illegal: choose milan
       because: not one of the choices      # a substring of the refusal
 Paths are dot-separated keys into the state (see docs/scenarios.md); `scores.red.total`,
 `legal` (the legal moves) and `pending.prompt` are computed.
