@@ -43,9 +43,12 @@ def test_mcts_with_a_tiny_budget_plays_legal_deterministic_moves_that_depend_on_
     assert a != _moves(engine, "mcts:iterations=3,rollout=2", 2, n=50)
 
 
-@ci_only      # a whole game of one-decision-ahead search: ~10 s of CPU (docs/testing.md)
-def test_greedy_eval_finishes_a_three_player_game_within_the_year_bound(engine):
-    state, moves = play_game(engine, 3, 0, "greedy_eval")
+@ci_only      # a whole game of greedy search: ~20 s of CPU (docs/testing.md)
+def test_greedy_eval_finishes_a_four_player_game_within_the_year_bound(engine):
+    # 4 players: 3-player tables of greedy_eval can still stall for a long time (seed 0 ran to
+    # Year 161 of 250 and took most of CI's budget; issue 19 note), which this test does not hide
+    # from the ladder (docs/bots.md), only from CI's clock
+    state, moves = play_game(engine, 4, 2, "greedy_eval")
     # ended by an end condition, long before the pack's Year bound (max_rounds)
     assert engine.is_over(state)
     assert state["year"] < engine.rs.game["max_rounds"]
