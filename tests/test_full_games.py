@@ -71,11 +71,16 @@ def woi_engine():
     return Engine(load_pack("wars_of_italy"))
 
 
+# CI plays 200 Wars of Italy games, within the mass run's budget (docs/testing.md); the 500 of
+# issue 17 are `scripts/woi_mass_run.py --games 500`
+WOI_GAMES = min(GAMES, 200)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("first", range(0, GAMES, CHUNK))
+@pytest.mark.parametrize("first", range(0, WOI_GAMES, CHUNK))
 def test_wars_of_italy_random_games_end_by_the_rules(woi_engine, first, tmp_path, record_property):
     engine, ended, at_bound = woi_engine, 0, []
-    for seed in range(first, min(first + CHUNK, GAMES)):
+    for seed in range(first, min(first + CHUNK, WOI_GAMES)):
         record = []
         state, moves = play_game(engine, 2, seed, "random",
                                  on_move=lambda turn, mv, ev, after: record.append(
@@ -93,6 +98,6 @@ def test_wars_of_italy_random_games_end_by_the_rules(woi_engine, first, tmp_path
         log = tmp_path / f"woi-{seed}.jsonl"
         write_log(log, engine, state["players"], seed, {}, record, state)
         assert state_hash(replay(log, engine, check=False)) == state_hash(state), f"seed {seed}: replay differs"
-    record_property("whole_games", {"players": 2, "games": min(first + CHUNK, GAMES) - first,
+    record_property("whole_games", {"players": 2, "games": min(first + CHUNK, WOI_GAMES) - first,
                                     "ended": ended, "bound": engine.rs.game["max_rounds"], "at_bound": at_bound})
     assert not at_bound, f"wars_of_italy seeds {at_bound}: no end condition within the pack's bound"
