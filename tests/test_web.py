@@ -147,6 +147,9 @@ def test_an_overlay_brings_its_own_tracks(client):
     assert set(v["static"]["tracks"]) == declared
     drawn = {k for s in v["stores"] for k in s["records"]}
     assert declared <= drawn
+    # each shared Influence marker is drawn in the colour of the side the pack says owns it
+    markers = Engine(load_pack("wars_of_italy")).rs.markers
+    assert markers and v["static"]["marker_owners"] == {m: d["owner"] for m, d in markers.items()}
 
 
 def test_a_layout_without_coordinates_is_the_same_every_time():

@@ -229,6 +229,10 @@ def test_wars_of_italy_turn(page):
     # its own tracks (the Influence tracks of the overlay) are drawn
     titles = pg.eval_on_selector_all(".track > b", "bs => bs.map(b => b.textContent)")
     assert titles and all("Influence" in t for t in titles), titles
+    # a shared marker is filled with its owner's colour (the pack's `owner:`), never the grey of an unknown id
+    fills = pg.eval_on_selector_all(".track-marker", "ms => ms.map(m => [m.dataset.key, m.getAttribute('fill')])")
+    owners = pg.evaluate("view.static.marker_owners")
+    assert fills and owners and all(f == owners.get(k, k) for k, f in fills), (fills, owners)
     turn_of = None
     for _ in range(120):
         if game_field(pg, "phase") == "spring":

@@ -263,8 +263,10 @@ def statics_for(cache: dict, engine, n_players: int, names) -> dict:
         indexes = {name: {"list": f.type.name, "title": f.doc or name}
                    for name, f in (side_kind.fields.items() if side_kind else ()) if f.type.shape == "index"}
         game_decl = (rs.game or {}).get("decl")
+        # a shared marker is drawn in its owner's colour (its `owner:` in the pack), not by its id
+        marker_owners = {mid: m.get("owner") for mid, m in (rs.markers or {}).items() if m.get("owner")}
         cache[key] = {"board": board_layout(engine, n_players, names), "titles": names.titles,
-                      "tracks": tracks, "store_titles": store_titles, "side_indexes": indexes,
+                      "tracks": tracks, "marker_owners": marker_owners, "store_titles": store_titles, "side_indexes": indexes,
                       "title": game_decl.title if game_decl is not None and game_decl.title else engine.pack.id,
                       "round_name": (rs.game or {}).get("round_name") or ""}
     return cache[key]

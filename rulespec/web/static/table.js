@@ -432,7 +432,7 @@ function trackBar(id, track, rec) {
     for (const [k, pos] of Object.entries(d)) {
       const slot = at[pos] = (at[pos] || 0) + 1;
       const m = sv("circle", { cx: 2 + Math.min(pos, track.last) * w + (w - 2) / 2, cy: 2 + slot * 7, r: 5,
-                              fill: colour(k), class: "track-marker", "data-key": k, "data-pos": pos });
+                              fill: colour((view.static.marker_owners || {})[k] || k), class: "track-marker", "data-key": k, "data-pos": pos });
       m.append(sv("title", {}, `${title(k)}: ${pos} (${f})`));
       svg.append(m);
     }
