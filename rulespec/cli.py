@@ -698,8 +698,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                         "bots) and look at games in a web page (needs the [web] extra)")
     _pack_argument(sv)
     sv.add_argument("--port", type=int, default=8000, help="the port on 127.0.0.1 (default: %(default)s)")
-    sv.add_argument("--bots", choices=BOT_NAMES, default="random", help="the bot of the seats no person takes "
-                                                                       "(default: %(default)s; docs/bots.md)")
+    sv.add_argument("--bots", type=_bot_spec, default="random", help="the bot of the seats no person takes, "
+                                                                     "with its knobs (greedy_eval:horizon=move; "
+                                                                     "default: %(default)s; docs/bots.md)")
     sv.set_defaults(func=cmd_serve)
 
     r = sub.add_parser("replay", parents=[common], help="replay a game log and verify it")

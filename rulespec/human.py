@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from interpreter.api import IllegalMove
-from interpreter.bots import BOTS
+from interpreter.bots import make_bot
 from interpreter.events import account
 from interpreter.history import GameRecord
 from interpreter.replay import LogWriter, read_log
@@ -157,7 +157,7 @@ class Session:
         self.names = Names(engine)
         self.seed = seed
         self.bot_name = bot
-        self.bot = BOTS[bot](seed)
+        self.bot = make_bot(bot, seed)      # a name with its knobs: 'greedy_eval:horizon=move'
         self.record = GameRecord(engine, players, seed, options)
         self.who: list = []            # the deciding player of each move
         colours = self.record.state["players"]
@@ -302,7 +302,7 @@ class Session:
         legal = self.record.legal_moves()
         if not legal:
             return Reply(["no decision is pending"])
-        bot = BOTS[self.bot_name](self.seed + len(self.record))
+        bot = make_bot(self.bot_name, self.seed + len(self.record))
         mv = bot.choose(self.engine, self.state, legal)
         return Reply([f"the {self.bot_name} bot would play {legal.index(mv) + 1}: {mv}  "
                       f"({move_label(self.names, self.state, mv)})"])

@@ -38,7 +38,7 @@ def game(client):
 GARBAGE = [b"", b"{", b"[1, 2]", b"null", b"\xff\xfe", b'"text"', b'{"move": 3}', b'{"index": "x"}',
            b'{"index": 0}', b'{"index": 99999}', b'{"index": true}', b'{"move": ""}', b'{"n": "all"}',
            b'{"n": -1}', b'{"players": "four"}', b'{"players": 99}', b'{"seed": -5}', b'{"pack": "../etc"}',
-           b'{"pack": 7}', b'{"humans": ["purple"]}', b'{"humans": 0}', b'{"bot": "nobody"}',
+           b'{"pack": 7}', b'{"humans": ["purple"]}', b'{"humans": 0}', b'{"bot": "nobody"}', b'{"bot": "mcts:depth=9"}', b'{"bot": "random:"}x',
            b'{"move": "choose nowhere"}', b'{"rulespec_log": 1}', b'{"rulespec_log": 1, "pack": "base_3to5", '
            b'"players": ["red"], "seed": 0}\n{"n": 1, "move": "fly away"}', b"x" * 5000,
            b'{"log": 5}', b'{"log": "{\\"players\\": 3}"}', b'{"log"']
@@ -183,3 +183,14 @@ def test_serve_with_a_pack_that_does_not_load_is_an_error_not_a_trace(capsys):
     code = main(["serve", "no_such_pack", "--port", "1"])
     err = capsys.readouterr().err
     assert code in (1, 2) and "no_such_pack" in err and "Traceback" not in err
+
+
+def test_a_bot_with_knobs_plays_the_other_seats(client):
+    """`bot` takes a name with its knobs, as `rulespec play --bots` does; the same game each time."""
+    body = {"players": 3, "seed": 1, "humans": 1, "bot": "greedy_eval:horizon=move,epsilon=0"}
+    views = [client.post("/api/games", json=body) for _ in range(2)]
+    assert all(v.status_code == 201 for v in views), views[0].text
+    a, b = (v.json() for v in views)
+    assert a["moves"] == b["moves"] and a["log"] == b["log"]
+    bad = client.post("/api/games", json={**body, "bot": "greedy_eval:depth=2"})
+    assert bad.status_code == 400 and "no knob" in bad.json()["error"] and "horizon" in bad.json()["error"]

@@ -23,7 +23,7 @@ import threading
 from collections import OrderedDict
 
 from interpreter.api import Engine, IllegalMove
-from interpreter.bots import BOTS
+from interpreter.bots import BOTS, parse_bot
 from rulespec.errors import RulespecError
 from rulespec.human import Session, move_label
 from rulespec.pack import bundled_packs, load_pack
@@ -339,8 +339,12 @@ class Tables:
 
     def _bot(self, bot) -> str:
         bot = self.default_bot if bot is None else bot
-        if not isinstance(bot, str) or bot not in BOTS:
+        if not isinstance(bot, str) or len(bot) > 200:
             raise WebError(400, f"no bot {json.dumps(bot)[:40]}: bots are " + ", ".join(BOTS))
+        try:
+            parse_bot(bot)              # a name with its knobs ('mcts:iterations=8'), checked
+        except RulespecError as e:
+            raise WebError(400, f"{e.first.message} ({e.first.hint})") from None
         return bot
 
     def new(self, body: dict) -> Table:
