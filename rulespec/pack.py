@@ -389,8 +389,8 @@ class _Loader:
             removed=dict(base.removed) if base else {},
             language=self._language(m, manifest, pid, base),
         )
-        if base:
-            pack.decls = {k: copy.deepcopy(v) for k, v in base.decls.items()}
+        if base:        # taken over, not copied: `base` was made for this load alone (loaded
+            pack.decls = dict(base.decls)   # afresh or unpickled from the cache) and is dropped
         yaml_files, rules_files, not_read, problems = pack_layout(folder)
         self.errors.extend(problems)
         self._not_pack_data(folder, not_read)

@@ -17,6 +17,27 @@ PACKS = Path(__file__).resolve().parent / "packs"
 _old = os.environ.get("RULESPEC_PACK_PATH")
 os.environ["RULESPEC_PACK_PATH"] = str(PACKS) + (os.pathsep + _old if _old else "")
 
+
+def _share_compiled_modules():
+    """Where PYTHONDONTWRITEBYTECODE is set, every process of the run (the pytest-xdist workers,
+    the hostile-input CLI runs, the scenario runner's pytest, bench) compiles every module it
+    imports from source: about 0.2 s of CPU per child process, 5 s per worker. The run keeps
+    them instead in a temporary folder of its own (PYTHONPYCACHEPREFIX), removed at its end:
+    nothing is written into the checkout, nothing is left behind. Set by the first process
+    (the controller), inherited by the others."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
+        return
+    import atexit
+    import shutil
+    import tempfile
+    folder = tempfile.mkdtemp(prefix="rulespec-test-pycache-")
+    atexit.register(shutil.rmtree, folder, True)
+    os.environ["PYTHONPYCACHEPREFIX"] = folder
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+
+
+_share_compiled_modules()
+
 _budget = None
 
 
@@ -24,6 +45,19 @@ def pytest_configure(config):
     global _budget
     if not hasattr(config, "workerinput"):          # the controller (or a run without xdist)
         _budget = Budget()
+        _one_worker_per_file(config)
+
+
+def _one_worker_per_file(config):
+    """The README's command sends each test file to one pytest-xdist worker (`--dist loadfile`)
+    instead of spreading its tests over all of them: a file's module fixtures (a compiled
+    pack, an engine, the games a file plays once for all its tests) are then built once, not
+    once per worker. CI keeps `--dist load`: its mass run is one file of 37 test minutes, which
+    must be spread. A `--dist` given on the command line is kept."""
+    if CI or getattr(config.option, "dist", None) != "load" or \
+            any(a == "--dist" or a.startswith("--dist=") for a in config.invocation_params.args):
+        return
+    config.option.dist = "loadfile"
 
 
 def pytest_collection_modifyitems(config, items):

@@ -88,3 +88,22 @@ def test_against_says_which_games_differ(monkeypatch):
     assert calls == ["a", "b"] * 3
     assert r["same_games"] == ["0", "2"] and r["different_games"] == ["1"]
     assert "differ on seeds 1" in bench.against_text(r)
+
+
+def test_the_worker_loads_with_an_old_one_argument_load_pack():
+    """Revisions before the pack search path (f4f46f1) have `load_pack(ref)`: the worker calls
+    it with the reference alone, and today's `load_pack(ref, search_path)` with both."""
+    from rulespec import bench_worker
+    seen = []
+
+    def old_load_pack(ref):
+        seen.append(("old", ref))
+        return "old pack"
+
+    def new_load_pack(ref, search_path=None):
+        seen.append(("new", ref, search_path))
+        return "new pack"
+    assert bench_worker.load_any(old_load_pack, "base_3to5", ["/x"]) == "old pack"
+    assert bench_worker.load_any(new_load_pack, "base_3to5", ["/x"]) == "new pack"
+    assert bench_worker.load_any(new_load_pack, "base_3to5", None) == "new pack"
+    assert seen == [("old", "base_3to5"), ("new", "base_3to5", ["/x"]), ("new", "base_3to5", None)]

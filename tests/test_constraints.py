@@ -64,7 +64,7 @@ def _verdict(checker, engine, state):
         return e.reason
 
 
-@settings(max_examples=local_or_ci(4, 12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=local_or_ci(2, 12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), players=st.sampled_from([3, 4, 5]), other=st.sampled_from([3, 4, 5]))
 def test_incremental_verdict_is_the_full_verdict(engine, seed, players, other):
     rng = random.Random(seed)

@@ -203,7 +203,7 @@ def _run_pack(folder: Path, players: int, seed: int, decisions: int = 6, search_
 OUTCOMES: dict = {}
 
 
-@settings(max_examples=2000 if CI else 40, deadline=None, suppress_health_check=HEALTH)
+@settings(max_examples=2000 if CI else 20, deadline=None, suppress_health_check=HEALTH)
 @given(expr=EXPRS, block=BLOCKS, players=st.sampled_from([3, 4]), seed=st.integers(0, 5))
 def test_grammar_generated_rules_in_a_full_pack(scratch, expr, block, players, seed):
     folder = _write(scratch / "fuzzed", _overlay(expr, block))
@@ -270,7 +270,7 @@ def _mutate(draw, data, values):
             parent[path[-1]] = draw(values)
 
 
-@settings(max_examples=300 if CI else 40, deadline=None, suppress_health_check=HEALTH)
+@settings(max_examples=300 if CI else 20, deadline=None, suppress_health_check=HEALTH)
 @given(case=mutated_yaml(), players=st.sampled_from([3, 4]))
 def test_mutated_yaml_of_every_kind(scratch, case, players):
     name, text = case

@@ -21,18 +21,18 @@ of CPU and 500 MB, never a Python traceback, and reads nothing outside the pack.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
-import resource
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 import yaml
 
+from cli_zygote import Zygote
 from rulespec.errors import RulespecError
 
 TESTS = Path(__file__).resolve().parent
@@ -43,13 +43,6 @@ MEMORY_BYTES = 500 << 20
 TRACEBACK = "Traceback (most recent call last)"
 DIAG = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?:error|warning) (?P<code>RS\d{3}): (?P<msg>.*)$", re.M)
 SECRET = "TOP-SECRET-LINE-7f3a"
-
-
-def _limits(cpu: int):
-    def apply():
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    return apply
 
 
 class Run:
@@ -74,17 +67,20 @@ def census(kind: str, outcome: str, what: str):
             f.write(json.dumps({"kind": kind, "outcome": outcome, "what": what[:200]}) + "\n")
 
 
+_ZYGOTE = Zygote()
+atexit.register(_ZYGOTE.close)
+
+
 def cli(*args, cpu: int = CPU_SECONDS, cwd=REPO) -> Run:
-    """The command line in a child process, within CPU_SECONDS of CPU and MEMORY_BYTES."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """The command line in a child process, within CPU_SECONDS of CPU and MEMORY_BYTES: forked
+    from a process that imported the CLI once (tests/cli_zygote.py), run as `python -m
+    rulespec.cli ARGS`."""
     try:
-        proc = subprocess.run([sys.executable, "-m", "rulespec.cli", *map(str, args)], cwd=cwd, capture_output=True,
-                              text=True, errors="replace", timeout=120, preexec_fn=_limits(cpu))
+        proc = _ZYGOTE.run(args, cwd, cpu, MEMORY_BYTES, timeout=120)
     except subprocess.TimeoutExpired:
         census("cli", "hang", " ".join(map(str, args)))
         raise
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    run = Run(proc, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime))
+    run = Run(proc, proc.cpu)
     outcome = ("traceback" if TRACEBACK in run.out else "hang" if run.code in (-24, -9) or run.cpu >= cpu
                else "memory" if "MemoryError" in run.out else
                "clean error" if run.code in (1, 2) and re.search(r"(?:error|warning) RS\d{3}: |usage:", run.out)

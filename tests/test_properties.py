@@ -33,19 +33,20 @@ from interpreter.state import card_ids, dumps, loads, setup_for, type_of
 from rulespec.errors import RulespecError
 from rulespec.pack import bundled_packs, load_pack
 
-from ci_mode import ci_only
+from ci_mode import ci_only, local_or_ci
 
 _ENGINES: dict = {}
+_PACKS = {pid: load_pack(pid) for pid in bundled_packs()}     # loaded once per process
 
 
 def engine_of(pack_id: str) -> Engine:
     if pack_id not in _ENGINES:
-        _ENGINES[pack_id] = Engine(load_pack(pack_id))
+        _ENGINES[pack_id] = Engine(_PACKS[pack_id])
     return _ENGINES[pack_id]
 
 
 # every bundled pack at each of its player counts
-GAMES = [(pid, n) for pid in bundled_packs() for n in load_pack(pid).players]
+GAMES = [(pid, n) for pid in bundled_packs() for n in _PACKS[pid].players]
 GAME_IDS = [f"{pid}-{n}p" for pid, n in GAMES]
 # the whole-game tests: every pack at its smallest player count everywhere, the other counts of
 # a pack in CI only (tests/ci_mode.py: each is a whole game or two, played move by move)
@@ -332,7 +333,7 @@ WHOLE_GAME_BOTS = ["random", "uniform", "eager", "sticky"]
 
 
 @pytest.mark.parametrize("game", WHOLE_GAMES, ids=GAME_IDS)
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=local_or_ci(2, 3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), bot=st.sampled_from(WHOLE_GAME_BOTS))
 def test_whole_games_conserve_the_pieces_to_the_end(game, seed, bot):
     """Whole games by bots (random play with the pack's hints, uniform, eager, sticky; the
@@ -508,11 +509,16 @@ def _assert_same(text: str, expected: str, what: str):
     assert text == expected, what
 
 
+# the README's command reads back every 4th state of the game (and the last ones), CI every one
+ROUND_TRIP_STRIDE = local_or_ci(4, 1)
+
+
 @pytest.mark.parametrize("game", WHOLE_GAMES, ids=GAME_IDS)
 def test_the_state_round_trips_through_json_at_every_step(game):
-    """At every step of a whole random game: the JSON text reads back to equal data that
-    writes the same text, with the same legal moves; and play continued from the read-back
-    copy with the next moves (constraints checked) gives the recorded states."""
+    """At every step of a whole random game (every ROUND_TRIP_STRIDE-th one locally): the JSON
+    text reads back to equal data that writes the same text, with the same legal moves; and play
+    continued from the read-back copy with the next moves (constraints checked) gives the
+    recorded states."""
     pid, n = game
     engine = engine_of(pid)
     rec, states = _random_game(pid, n, seed=20 + n)
@@ -520,6 +526,9 @@ def test_the_state_round_trips_through_json_at_every_step(game):
     s = engine.new_game(n, seed=20 + n)
     for i, text in enumerate(states):
         assert dumps(s) == text
+        if i % ROUND_TRIP_STRIDE and i < len(moves) - 2:
+            s = engine.apply(s, moves[i])
+            continue
         copy = loads(text)
         assert copy == s, f"step {i}: the state is not plain JSON data (tuples, non-string keys?)"
         assert dumps(copy) == text
