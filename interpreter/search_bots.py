@@ -225,7 +225,7 @@ class MctsBot:
     into the other players' decisions and the leaf is valued after the payment.
 
     Budget: `per_move` iterations per legal move, at most `iterations` (a yes/no decision
-    costs a quarter of a four-way one). Common random numbers: the k-th visit of each root move
+    costs half a four-way one). Common random numbers: the k-th visit of each root move
     plays in the k-th world drawn for this decision (module doc). Selection: at the root every
     move once (the highest prior first, so a budget of 1 plays the pack's favourite), then
     PUCT: the mean reward plus `c` x the move's prior (the cheap policy's probability, from the
