@@ -11,8 +11,11 @@ made. The game's rules and the API are unchanged; only the bots group decisions.
 
 Chance. Draws inside a move (shuffles, dice) come from the state's seeded RNG. A search that
 applied moves to plain copies would see the real future draws; so each look-ahead reseeds its
-copy from the bot's own seeded generator (one draw of the world per rollout, as in open-loop
-MCTS). Everything a bot does follows from its seed: the same seed plays the same moves.
+copy from the bot's own seeded generator (one draw of the world per look-ahead, as in open-loop
+MCTS). Both bots compare their moves with common random numbers: the k-th look-ahead of every
+move plays in the same drawn world, with the same cheap continuation, so that a difference in
+value comes from the move more than from luck. Everything a bot does follows from its seed:
+the same seed plays the same moves.
 """
 from __future__ import annotations
 
@@ -61,13 +64,6 @@ def _forward(engine, st, rng, stop) -> bool:
     return False
 
 
-def _lookahead_copy(state, rng) -> dict:
-    """A copy of the state whose future draws come from the bot's generator."""
-    st = _copy(state)
-    st["rng"] = rng.getrandbits(_RNG_BITS)
-    return st
-
-
 def ending_in_sight(engine, state) -> bool:
     """Whether the game is ending: an end condition was met (a final Winter is being played),
     or one of the pack's end conditions holds now and will end the game when it is checked at
@@ -101,19 +97,24 @@ def values(engine, evaluation, state, finish: float) -> dict:
     return vals
 
 
-def rewards(engine, evaluation, state, scale: float, finish: float = 0.0) -> dict:
+def gaps(engine, evaluation, state, finish: float = 0.0) -> dict:
+    """Each player's value (values()) minus the best of the others'."""
+    vals = values(engine, evaluation, state, finish)
+    return {p: v - max((w for q, w in vals.items() if q != p), default=0.0) for p, v in vals.items()}
+
+
+def rewards(engine, evaluation, state, scale: float, finish: float = 0.0, base: dict | None = None) -> dict:
     """Each player's reward in [0, 1]: at the end of the game 1 for a winner (shared ties count
     as wins) and 0 otherwise; before, how far the player's value stands above the best of the
-    others', squashed by a logistic curve whose width is `scale` (in the evaluation's points)."""
+    others' (gaps()), less its gap in `base` (the searched position's: so that a player far
+    ahead or far behind still tells its moves apart), squashed by a logistic curve whose width
+    is `scale` (in the evaluation's points)."""
     if engine.is_over(state):
         won = set(engine.winners(state))
         return {p: (1.0 if p in won else 0.0) for p in state["players"]}
-    vals = values(engine, evaluation, state, finish)
-    out = {}
-    for p, v in vals.items():
-        best_other = max((w for q, w in vals.items() if q != p), default=0.0)
-        out[p] = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, (v - best_other) / scale))))
-    return out
+    base = base or {}
+    return {p: 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, (g - base.get(p, 0.0)) / scale))))
+            for p, g in gaps(engine, evaluation, state, finish).items()}
 
 
 def _gap(engine, evaluation, state, me, finish: float = 0.0) -> float:
@@ -123,6 +124,18 @@ def _gap(engine, evaluation, state, me, finish: float = 0.0) -> float:
         return 1000.0 if me in engine.winners(state) else -1000.0
     vals = values(engine, evaluation, state, finish)
     return vals[me] - max((v for p, v in vals.items() if p != me), default=0.0)
+
+
+def _rest_of_turn(engine, st, rng, me, limit: int = 60):
+    """The deciding player's remaining decisions of this turn (a run of decisions by `me`), by
+    the cheap policy, on `st` in place."""
+    for _ in range(limit):
+        if engine.is_over(st) or (st["vm"]["pending"] or {}).get("player") != me:
+            return
+        moves = engine.legal_moves(st)
+        if not moves:
+            return
+        engine.apply(st, policy_move(engine, st, moves, rng), check=False, transactional=False)
 
 
 class GreedyEvalBot:
@@ -163,7 +176,7 @@ class GreedyEvalBot:
                 try:
                     engine.apply(st, mv, check=False, transactional=False)
                     if self.horizon == "turn":
-                        self._rest_of_turn(engine, st, play, me)
+                        _rest_of_turn(engine, st, play, me)
                     else:
                         _forward(engine, st, play, mine)
                 except RulespecError:
@@ -178,17 +191,6 @@ class GreedyEvalBot:
                 best.append(mv)
         # equal values: the pack's playout hints choose (a Room worth landing on, keeping cards)
         return policy_move(engine, state, best or moves, self.rng)
-
-    def _rest_of_turn(self, engine, st, rng, me, limit: int = 60):
-        """The deciding player's remaining decisions of this turn, by the cheap policy."""
-        for _ in range(limit):
-            if engine.is_over(st) or (st["vm"]["pending"] or {}).get("player") != me:
-                return
-            moves = engine.legal_moves(st)
-            if not moves:
-                return
-            engine.apply(st, policy_move(engine, st, moves, rng), check=False, transactional=False)
-
 
 class _Node:
     __slots__ = ("n", "w", "children", "prior")
@@ -210,34 +212,41 @@ def _priors(engine, state, moves: list) -> list:
 
 
 class MctsBot:
-    """UCT over the decision API (open loop, max^n: each decision's player maximises its own
-    reward), with the pack's evaluation at the leaves.
+    """Monte Carlo tree search over the decision API (open loop, max^n: each decision's player
+    maximises its own reward), with the pack's evaluation at the leaves.
 
-    Each iteration copies the position (its future draws reseeded from the bot's generator:
-    chance), walks down the tree, adds one move, finishes the payment it leads to (macro-move),
-    plays `rollout` more decisions by the cheap policy (0 by default: the evaluation is the
-    leaf's value) and scores the position reached: each player's value (the pack's evaluation,
-    plus `finish` to whoever would win when an end condition holds: ending_in_sight) against the
-    best rival's, squashed to [0, 1] with width `scale`; a finished game: 1 for a winner.
+    With `horizon` "turn" (the default) the tree holds the deciding player's own turn (its run
+    of decisions): an iteration walks down the tree, adds one move, finishes the payment it
+    leads to (macro-move), plays the rest of the turn by the cheap policy, `rollout` more
+    decisions (0 by default) and scores the position reached: each player's value (the pack's
+    evaluation, plus `finish` to whoever would win when an end condition holds:
+    ending_in_sight) against the best rival's, less that gap in the searched position, squashed
+    to [0, 1] with width `scale`; a finished game: 1 for a winner. With "move" the tree goes on
+    into the other players' decisions and the leaf is valued after the payment.
 
-    Selection is PUCT-like: the mean reward, plus `c` times the move's prior (the cheap policy's
-    probability, from the pack's playout hints) times sqrt(visits of the parent) / (1 + visits);
-    moves never tried are tried in the order of their priors, so a small budget goes to the
-    moves the pack's advice favours first. The subtree under the move played is kept for the
-    same player's next decision in the same Year and phase (its statistics halved: an open-loop
-    tree's nodes are reached by move names, and chance may have changed what they mean).
-    The move played is the most visited (ties: the best mean). Knobs: iterations (the budget
-    per searched decision: fixed, so results depend on the seed only), rollout, c, scale,
-    finish, evaluation, seconds (an optional CPU-time cap per decision for people at the table;
-    never for measurements: it makes play depend on the machine)."""
+    Budget: `per_move` iterations per legal move, at most `iterations` (a yes/no decision
+    costs half a four-way one). Common random numbers: the k-th visit of each root move
+    plays in the k-th world drawn for this decision (module doc). Selection: at the root every
+    move once (the highest prior first, so a budget of 1 plays the pack's favourite), then
+    PUCT: the mean reward plus `c` x the move's prior (the cheap policy's probability, from the
+    pack's playout hints) x sqrt(parent visits) / (1 + visits); below the root PUCT alone, an
+    untried move counting as no change. The subtree under the move played is kept for the same
+    player's next decision in the same Year and phase (its statistics halved: an open-loop
+    tree's nodes are reached by move names, and chance may have changed what they mean). The
+    move played is the most visited (ties: the best mean). Knobs: iterations, per_move,
+    horizon, rollout, c, scale, finish, evaluation, seconds (an optional CPU-time cap per
+    decision for people at the table; never for measurements: it makes play depend on the
+    machine)."""
 
     name = "mcts"
 
-    def __init__(self, seed: int = 0, iterations: int = 16, rollout: int = 0, c: float = 1.0,
-                 scale: float = 3.0, finish: float = 10.0, evaluation: str | None = None,
-                 seconds: float | None = None):
+    def __init__(self, seed: int = 0, iterations: int = 32, per_move: int = 8, horizon: str = "turn",
+                 rollout: int = 0, c: float = 1.0, scale: float = 3.0, finish: float = 10.0,
+                 evaluation: str | None = None, seconds: float | None = None):
         self.rng = random.Random(seed)
         self.iterations = max(1, int(iterations))
+        self.per_move = max(1, int(per_move))
+        self.horizon = horizon
         self.rollout = max(0, int(rollout))
         self.c = float(c)
         self.scale = float(scale)
@@ -245,6 +254,7 @@ class MctsBot:
         self.evaluation = evaluation
         self.seconds = float(seconds) if seconds else None
         self._kept = None       # (player, year, phase, node): the subtree under the last move played
+        self.last_root = None
 
     def choose(self, engine, state, moves: list) -> str:
         if is_macro_step(state, moves):
@@ -254,10 +264,16 @@ class MctsBot:
         where = (me, state["year"], state["phase"])
         root = self._reused(where, moves) or _Node()
         start = time.process_time()
-        for _ in range(self.iterations):
-            self._iterate(engine, ev, state, moves, root)
+        base = gaps(engine, ev, state, self.finish)
+        budget = min(self.iterations, self.per_move * len(moves))
+        # common random numbers: the k-th look-ahead of every move plays in the same world (the
+        # same future draws, the same cheap continuation), as greedy_eval compares its moves
+        worlds = [self.rng.getrandbits(_RNG_BITS) for _ in range(budget)]
+        for _ in range(budget):
+            self._iterate(engine, ev, state, moves, root, me, base, worlds)
             if self.seconds is not None and time.process_time() - start > self.seconds:
                 break
+        self.last_root = root       # the searched tree, for tests and explanations
         visited = [(ch.n, ch.w / ch.n, mv) for mv, ch in root.children.items() if mv in moves and ch.n]
         if not visited:
             return policy_move(engine, state, moves, self.rng)
@@ -283,48 +299,65 @@ class MctsBot:
         node.n = sum(ch.n for ch in node.children.values())
         return node
 
-    def _select(self, node, legal, priors):
-        """The child to walk to: an untried move (the highest prior first), else PUCT."""
-        untried = [(p, -i, m) for i, (m, p) in enumerate(zip(legal, priors)) if m not in node.children]
-        if untried:
-            p, _, mv = max(untried)
-            node.children[mv] = _Node(p)
-            return mv, node.children[mv], True
+    def _select(self, node, legal, priors, at_root: bool):
+        """The child to walk to. At the root, every move is tried once first (the highest prior
+        first: a small budget goes to the moves the pack's advice favours), then PUCT. Below
+        the root PUCT alone, a move never tried counting as no change (0.5): trying every
+        move of a deep decision once would spend the few visits there on moves the cheap
+        policy rarely plays (an Indulgence, a discard) and spoil the values above."""
+        if at_root:
+            untried = [(p, -i, m) for i, (m, p) in enumerate(zip(legal, priors)) if m not in node.children]
+            if untried:
+                p, _, mv = max(untried)
+                node.children[mv] = _Node(p)
+                return mv, node.children[mv], True
         sqrt_n = math.sqrt(max(1, node.n))
         c = self.c
-        best, best_score = None, None
-        for m in legal:
-            ch = node.children[m]
-            score = (ch.w / ch.n if ch.n else 0.5) + c * ch.prior * sqrt_n / (1 + ch.n)
+        best, best_score, best_prior = None, None, 0.0
+        for m, p in zip(legal, priors):
+            ch = node.children.get(m)
+            n = ch.n if ch is not None else 0
+            score = (ch.w / n if n else 0.5) + c * p * sqrt_n / (1 + n)
             if best_score is None or score > best_score:
-                best, best_score = m, score
-        return best, node.children[best], False
+                best, best_score, best_prior = m, score, p
+        child = node.children.get(best)
+        if child is None:
+            child = node.children[best] = _Node(best_prior)
+        return best, child, child.n == 0
 
-    def _iterate(self, engine, ev, state, root_moves, root):
-        rng = self.rng
-        st = _lookahead_copy(state, rng)
+    def _iterate(self, engine, ev, state, root_moves, root, me, base, worlds):
+        st = _copy(state)
         node, path, legal = root, [], root_moves
+        turn = self.horizon == "turn"
+        rng = None
         try:
             while True:
                 player = st["vm"]["pending"].get("player")
-                mv, child, new = self._select(node, legal, _priors(engine, st, legal))
+                mv, child, new = self._select(node, legal, _priors(engine, st, legal), node is root)
+                if rng is None:     # the world of this look-ahead: the root move's k-th visit
+                    world = worlds[child.n % len(worlds)]
+                    st["rng"] = world
+                    rng = random.Random(world)
                 engine.apply(st, mv, check=False, transactional=False)
                 path.append((child, player))
                 if not _forward(engine, st, rng, lambda x: False) or new:
                     break
+                if turn and st["vm"]["pending"].get("player") != me:
+                    break       # the turn passed: the tree holds only the deciding player's turn
                 node = child
                 legal = engine.legal_moves(st)
-            self._rollout(engine, st)
+            if turn:
+                _rest_of_turn(engine, st, rng, me)
+            self._rollout(engine, st, rng)
         except RulespecError:
             return          # a refused move (an engine bug): this iteration counts for nothing
-        reward = rewards(engine, ev, st, self.scale, self.finish)
+        reward = rewards(engine, ev, st, self.scale, self.finish, base)
         root.n += 1
         for nd, player in path:
             nd.n += 1
             nd.w += reward.get(player, 0.0)
 
-    def _rollout(self, engine, st):
-        rng = self.rng
+    def _rollout(self, engine, st, rng):
         steps = 0
         while steps < self.rollout and not engine.is_over(st):
             moves = engine.legal_moves(st)

@@ -65,6 +65,12 @@ def play_one(engine, strong, weak, players, seed, seat, options):
             "events": dict(counts), "cpu_seconds": round(time.process_time() - t, 2)}
 
 
+def _strong_decisions(g) -> float:
+    """The decisions made by the strong seat (the entry of decisions_by_bot that is not the
+    weak seats' mean)."""
+    return sum(v for k, v in g.get("decisions_by_bot", {}).items() if k != "weak_mean")
+
+
 def summary(games: list) -> dict:
     n = len(games)
     if not n:
@@ -79,6 +85,10 @@ def summary(games: list) -> dict:
             "mean_decisions": round(sum(g["decisions"] for g in games) / n, 1),
             "ended_by_rules": sum(1 for g in games if g.get("ended_by_rules", True)),
             "per_game": {k: round(v / n, 2) for k, v in sorted(ev.items())},
+            "games_with": {k: sum(1 for g in games if g["events"].get(k)) for k in sorted(ev)},
+            "mean_decisions_strong_seat": round(sum(_strong_decisions(g) for g in games) / n, 1),
+            "mean_decisions_weak_seat": round(sum(g["decisions_by_bot"]["weak_mean"] for g in games
+                                                  if "decisions_by_bot" in g) / n, 1),
             "cpu_seconds": round(sum(g["cpu_seconds"] for g in games), 1),
             "cpu_seconds_per_game": round(sum(g["cpu_seconds"] for g in games) / n, 1)}
 
@@ -127,7 +137,8 @@ def main(argv=None) -> int:
         seed = a.first_seed + i
         if seed in done:
             continue
-        g = play_one(engine, a.strong, a.weak, a.players, seed, i % a.players, options)
+        # the strong seat rotates with the seed, so rungs split over processes stay balanced
+        g = play_one(engine, a.strong, a.weak, a.players, seed, seed % a.players, options)
         rung["games"].append(g)
         rung["summary"] = summary(rung["games"])
         out.write_text(json.dumps(data, indent=1))

@@ -206,3 +206,27 @@ def test_mcts_tries_the_moves_the_pack_favours_first(make_pack):
     stop = [m for m in moves if m.startswith("option stop")]
     assert stop and len(moves) > 1
     assert make_bot("mcts:iterations=1", 0).choose(eng, s, moves) == stop[0]
+
+
+def test_mcts_spends_per_move_iterations_on_each_legal_move_within_its_cap(engine):
+    """The budget follows the decision: `per_move` iterations for each legal move, at most
+    `iterations`, and at the root every move is looked at (a yes/no question costs less than
+    a four-way choice, and no move goes unseen)."""
+    s = engine.new_game(4, 3)
+    from interpreter.search_bots import is_macro_step
+    from interpreter.bots import RandomBot
+    r = RandomBot(3)
+    seen = set()
+    for _ in range(4000):
+        moves = engine.legal_moves(s)
+        if not is_macro_step(s, moves) and len(moves) not in seen and len(moves) <= 6:
+            seen.add(len(moves))
+            bot = make_bot("mcts:iterations=20,per_move=4", 1)
+            bot.choose(engine, s, moves)
+            root = bot.last_root
+            assert root.n == min(20, 4 * len(moves))
+            assert set(root.children) == set(moves) and all(ch.n >= 1 for ch in root.children.values())
+        if len(seen) >= 3:
+            break
+        s = engine.apply(s, r.choose(engine, s, moves))
+    assert len(seen) >= 3
