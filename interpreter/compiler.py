@@ -460,6 +460,13 @@ class Compiler:
             return f"_div({l}, {r}, {self._const(e.span)})", "number"
         if op == "%":
             return f"_mod({l}, {r}, {self._const(e.span)})", "number"
+        if op == "+" and lt == "any" and rt_ == "any":
+            # two values whose types are known only at run time: lists concatenate (none and an
+            # empty list add nothing; `(a or 0) + (b or 0)` gave 0 + [..] for an empty left list),
+            # anything else adds as numbers. Both sides are read once, left first (`|`, not `or`).
+            ta, tb = self._tmp(), self._tmp()
+            return (f"((list({ta} or ()) + list({tb} or ())) if ((({ta} := {l}).__class__ is list) | "
+                    f"(({tb} := {r}).__class__ is list)) else (({ta} or 0) + ({tb} or 0)))"), "any"
         # none counts as 0 (a number written in the rules is never none)
         a = l if isinstance(e.left, A.Num) else f"(({l}) or 0)"
         b = r if isinstance(e.right, A.Num) else f"(({r}) or 0)"
