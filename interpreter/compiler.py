@@ -281,7 +281,10 @@ class Compiler:
             if slot.printed:        # printed on the map (`@map`): the instance's map.yaml entry
                 read = f"rt.board.field({o}, {slot.printed!r}, {self._literal(slot.default)})"
             elif slot.direct:
-                read = f"rt.rec({slot.store!r}, {o})[{slot.key!r}]"
+                # the record straight from the store; rt.rec only for an id it lacks (Abort)
+                # or a value that is not an id (a record is never empty: it has its fields)
+                read = (f"((rt.state[{slot.store!r}].get({o}) if {o}.__class__ is str else None) "
+                        f"or rt.rec({slot.store!r}, {o}))[{slot.key!r}]")
                 if slot.shape == "list":
                     read = f"list({read})"          # a copy: the record's list is the state's
             elif slot.of_record and not slot.home and not slot.sparse and slot.shape not in ("list", "records", "index"):
