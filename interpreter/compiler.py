@@ -282,9 +282,11 @@ class Compiler:
                 read = f"rt.board.field({o}, {slot.printed!r}, {self._literal(slot.default)})"
             elif slot.direct:
                 # the record straight from the store; rt.rec only for an id it lacks (Abort)
-                # or a value that is not an id (a record is never empty: it has its fields)
-                read = (f"((rt.state[{slot.store!r}].get({o}) if {o}.__class__ is str else None) "
-                        f"or rt.rec({slot.store!r}, {o}))[{slot.key!r}]")
+                # or a value that is not an id. (`is None`, not `or`: the truth of a record
+                # would read all its fields, for the constraint checker's notes)
+                r = self._tmp()
+                read = (f"({r} if ({r} := (rt.state[{slot.store!r}].get({o}) if {o}.__class__ is str else None)) "
+                        f"is not None else rt.rec({slot.store!r}, {o}))[{slot.key!r}]")
                 if slot.shape == "list":
                     read = f"list({read})"          # a copy: the record's list is the state's
             elif slot.of_record and not slot.home and not slot.sparse and slot.shape not in ("list", "records", "index"):
