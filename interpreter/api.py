@@ -207,13 +207,14 @@ class Engine:
         cands = _candidates(pending)
         if len(cands) <= 1 or not (self.verify_moves or _paying(state)):
             return cands
-        frozen = marshal.dumps(state)       # one copy of the state for every try
-        self._tried = (frozen, {})
-        if self.verify_moves:
-            return [m for m in cands if self._try(frozen, m)]
         # a payment offers only taps after which the cost can still be paid (payment.py):
         # they need no try; procedures run mid-payment and other decisions do
-        taps = pending["kind"] == "pay"
+        taps = pending["kind"] == "pay" and not self.verify_moves
+        if taps and all(m.startswith("tap ") for m in cands):
+            self._tried = None
+            return cands            # nothing to try: no copy of the state
+        frozen = marshal.dumps(state)       # one copy of the state for every try
+        self._tried = (frozen, {})
         return [m for m in cands if (taps and m.startswith("tap ")) or self._try(frozen, m)]
 
     def _try(self, frozen: bytes, move) -> bool:
