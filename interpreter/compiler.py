@@ -41,6 +41,9 @@ SPANNED_FUNCTIONS = {"range", "reductions"}
 # at most this deep
 INLINE_NODES = 40
 INLINE_DEPTH = 3
+# a plain field read takes the record straight from the state's store (rt.rec only for an id
+# the store lacks); off: every read calls rt.rec (tests/test_speedups.py)
+DIRECT_RECORDS = True
 
 
 @dataclass
@@ -280,6 +283,8 @@ class Compiler:
             o = self._tmp()
             if slot.printed:        # printed on the map (`@map`): the instance's map.yaml entry
                 read = f"rt.board.field({o}, {slot.printed!r}, {self._literal(slot.default)})"
+            elif slot.direct and not DIRECT_RECORDS:
+                read = f"rt.rec({slot.store!r}, {o})[{slot.key!r}]"
             elif slot.direct:
                 # the record straight from the store; rt.rec only for an id it lacks (Abort)
                 # or a value that is not an id. (`is None`, not `or`: the truth of a record
