@@ -24,6 +24,7 @@ from .vm import Abort, push
 
 
 _ATTR_METHODS: dict = {}
+_VERB_METHODS: dict = {}        # (Runtime class, verb) -> its v_/i_ method, or None (Runtime.verb)
 # the local holding where a `@reports_caller` procedure was called (no pack name starts with _)
 CALLER = "_caller"
 
@@ -885,9 +886,14 @@ class Runtime(BoardMixin, FightMixin):
 
     # ------------------------------------------------------------ verbs
     def verb(self, name, env, args, kwargs, span):
-        m = getattr(self, "v_" + name, None) or getattr(self, "i_" + name, None)
+        key = (type(self), name)
+        try:
+            m = _VERB_METHODS[key]
+        except KeyError:        # looked up once per class: a failed getattr costs an exception
+            cls = type(self)
+            m = _VERB_METHODS[key] = getattr(cls, "v_" + name, None) or getattr(cls, "i_" + name, None)
         if m is not None:
-            return m(env, args, kwargs, span)
+            return m(self, env, args, kwargs, span)
         if name in self.rs.procedures:
             return self.call(self.rs.procedures[name], env, args, kwargs, span)
         if name in self.rs.actions:
