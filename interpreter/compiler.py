@@ -41,6 +41,9 @@ SPANNED_FUNCTIONS = {"range", "reductions"}
 # at most this deep
 INLINE_NODES = 40
 INLINE_DEPTH = 3
+# a plain field read takes the record straight from the state's store (rt.rec only for an id
+# the store lacks); off: every read calls rt.rec (tests/test_speedups.py)
+DIRECT_RECORDS = True
 
 
 @dataclass
@@ -280,8 +283,15 @@ class Compiler:
             o = self._tmp()
             if slot.printed:        # printed on the map (`@map`): the instance's map.yaml entry
                 read = f"rt.board.field({o}, {slot.printed!r}, {self._literal(slot.default)})"
-            elif slot.direct:
+            elif slot.direct and not DIRECT_RECORDS:
                 read = f"rt.rec({slot.store!r}, {o})[{slot.key!r}]"
+            elif slot.direct:
+                # the record straight from the store; rt.rec only for an id it lacks (Abort)
+                # or a value that is not an id. (`is None`, not `or`: the truth of a record
+                # would read all its fields, for the constraint checker's notes)
+                r = self._tmp()
+                read = (f"({r} if ({r} := (rt.state[{slot.store!r}].get({o}) if {o}.__class__ is str else None)) "
+                        f"is not None else rt.rec({slot.store!r}, {o}))[{slot.key!r}]")
                 if slot.shape == "list":
                     read = f"list({read})"          # a copy: the record's list is the state's
             elif slot.of_record and not slot.home and not slot.sparse and slot.shape not in ("list", "records", "index"):
@@ -460,6 +470,13 @@ class Compiler:
             return f"_div({l}, {r}, {self._const(e.span)})", "number"
         if op == "%":
             return f"_mod({l}, {r}, {self._const(e.span)})", "number"
+        if op == "+" and lt == "any" and rt_ == "any":
+            # two values whose types are known only at run time: lists concatenate (none and an
+            # empty list add nothing; `(a or 0) + (b or 0)` gave 0 + [..] for an empty left list),
+            # anything else adds as numbers. Both sides are read once, left first (`|`, not `or`).
+            ta, tb = self._tmp(), self._tmp()
+            return (f"((list({ta} or ()) + list({tb} or ())) if ((({ta} := {l}).__class__ is list) | "
+                    f"(({tb} := {r}).__class__ is list)) else (({ta} or 0) + ({tb} or 0)))"), "any"
         # none counts as 0 (a number written in the rules is never none)
         a = l if isinstance(e.left, A.Num) else f"(({l}) or 0)"
         b = r if isinstance(e.right, A.Num) else f"(({r}) or 0)"

@@ -18,7 +18,7 @@ from rulespec.errors import Diagnostic, RulespecError
 from rulespec.kinds import KINDS
 from rulespec.prompts import render_static
 
-from .api import _parse
+from .api import _fmt, _parse
 
 _WHEN_NAMES = KINDS["playout_hint"].fields["when"].names     # `choice`
 
@@ -60,6 +60,7 @@ class PlayoutPolicy:
         if not hints:
             return None
         rt = None
+        values = None           # move -> (kind, value): what _parse would say, worked out once
         out = []
         for mv in moves:
             w = 1.0
@@ -72,7 +73,8 @@ class PlayoutPolicy:
                     if rt is None:
                         rt = self.engine.runtime(state)
                         opened = rt.reading()
-                    if not self._holds(when, decl, rt, pending, mv):
+                        values = _parsed(pending)
+                    if not self._holds(when, decl, rt, pending, mv, values):
                         continue
                 w *= hw
             out.append(w)
@@ -80,8 +82,9 @@ class PlayoutPolicy:
             rt.done_reading(opened)
         return out if sum(out) > 0 and any(w != 1.0 for w in out) else None
 
-    def _holds(self, when, decl, rt, pending, move) -> bool:
-        kind, value = _parse(move, pending)
+    def _holds(self, when, decl, rt, pending, move, values=None) -> bool:
+        got = values.get(move) if values is not None else None
+        kind, value = got if got is not None else _parse(move, pending)
         env = {"player": pending.get("player"), "choice": value if kind is not None else move}
         rt.env = env
         try:
@@ -107,3 +110,19 @@ class PlayoutPolicy:
                     "RS301", f"heuristic '{decl.id}' failed for {player}: {type(e).__name__}: {e}", span,
                     "guard the formula (if ... then ... else) so that it gives a number in every position")) from None
         return total
+
+
+def _parsed(pending) -> dict:
+    """{move: (kind, value)} for the moves of a `choose` decision, as api._parse reads them
+    (the first choice written that way wins): parsing each move alone reads every choice, and
+    a hint's condition asked for each move of a long choice made that quadratic. Other
+    decisions: {} (they are parsed one by one, cheaply)."""
+    out: dict = {}
+    if pending.get("kind") == "choose":
+        for v in pending["options"]:
+            move = f"choose {_fmt(v)}"
+            if " ".join(move.split()) == move:      # _parse reads a move's words, spaces collapsed
+                out.setdefault(move, ("choose", v))
+        if pending.get("can_stop"):
+            out.setdefault("done", ("choose", None))
+    return out

@@ -24,11 +24,15 @@ from .vm import Abort, push
 
 
 _ATTR_METHODS: dict = {}
+_VERB_METHODS: dict = {}        # (Runtime class, verb) -> its v_/i_ method, or None (Runtime.verb)
 # the local holding where a `@reports_caller` procedure was called (no pack name starts with _)
 CALLER = "_caller"
 
 
 _MAX_FORMULA_DEPTH = limits.MAX_FORMULA_DEPTH
+# catalogue fields never remembered as plain values (Runtime.catalogue_field): who owns a thing
+# changes, and an effect kept as a number is a block of the program, not a field's value
+_NOT_REMEMBERED = frozenset(("owner", "on_gain", "effect"))
 # the label prefix of the payment sources of the Room being used (payment_sources): move texts
 # `tap room.card crown` (docs/design/world-model-plan.md §2.8, `first: true`, until stage 9's
 # `source` declarations give the labels)
@@ -210,20 +214,36 @@ class Runtime(BoardMixin, FightMixin):
         return None
 
     def catalogue_field(self, x, name, env):
-        """`x.F` of a field of a catalogue kind (compiled): what the declaration of the card or
-        tile gives (its value for `self` = x, when it is a formula), or another catalogue
-        thing's declared field (Runtime.field_of). A value a rule set on the thing wins."""
+        """`x.F` of a card or tile instance: the one reader of catalogue fields (compiled code,
+        `attr` and `field_of` all come here). A value a rule set on the thing wins; else what
+        the declaration gives (its value for `self` = x, when it is a formula), or an entry
+        field kept where the thing is now (interpreter/verbs.py). Anything that is not a card
+        or tile instance is read by `field_of`. A field that is a plain value of the catalogue
+        entry is remembered per ruleset (Ruleset.static_attrs), answered at once next time
+        (here and by `attr`) while the instance has no variable of that name."""
+        if x.__class__ is not str:
+            return self.field_of(x, name, env)
+        static = self.rs.static_attrs
+        key = (x, name)
+        v = static.get(key, self._UNSET)
         vs = self.state.get("vars")
         if vs and x in vs and name in vs[x]:
             return vs[x][name]
+        if v is not self._UNSET:
+            return v
         it = self.rs.items.get(x)
         if it is None:
-            if not (self.is_card(x) or self.is_tile(x)):
+            if not (self.is_card(x) or self.is_tile(x)) or "@" in x or x in self.rs.war_bonuses \
+                    or x.startswith("space:"):
                 return self.field_of(x, name, env)
             it = self.item(x)
         v = it.get(name)
         if callable(v):
             return v(self, {"self": x, "player": env.get("player")})
+        if name in verbs.entry_names(self):     # kept where the thing is (interpreter/verbs.py)
+            return verbs.entry_value(self, x, name)
+        if name not in _NOT_REMEMBERED:
+            static[key] = v
         return v
 
     def type_name(self, obj) -> str | None:
@@ -284,7 +304,7 @@ class Runtime(BoardMixin, FightMixin):
                 return world_store.get(self, x, obj)
             if how == "field":
                 if t in ("card", "tile"):
-                    return self._catalogue_field(obj, name, env)
+                    return self.catalogue_field(obj, name, env)
                 return self.field_of(obj, name, env)
             if t == "space" or t in self.rs.record_lists:     # its stored fields (Runtime._record_at)
                 rec = self._record_at(obj, False)
@@ -298,19 +318,6 @@ class Runtime(BoardMixin, FightMixin):
             if zr is not None:          # a zone it owns (x.tiles): the things in it
                 return world_store.zone_things(self, zr, obj)
         return self.field_of(obj, name, env)
-
-    def _catalogue_field(self, obj, name, env):
-        """field_of for a card or tile instance; a field that is a plain value of its catalogue
-        entry (not a formula, not kept by the game: owner, entry fields) is remembered per
-        ruleset (Ruleset.static_attrs), for `attr` to answer at once next time (while the
-        instance has no variable of that name)."""
-        v = self.field_of(obj, name, env)
-        if "@" not in obj and obj not in self.rs.war_bonuses and not obj.startswith("space:") \
-                and name not in ("owner", "on_gain", "effect") and name not in verbs.entry_names(self):
-            got = self.item(obj).get(name)
-            if not callable(got) and got is v:
-                self.rs.static_attrs[(obj, name)] = v
-        return v
 
     def _attr_route(self, t, name) -> tuple:
         """How `attr` reads `name` of a value of type `t`, as far as the ruleset alone decides
@@ -361,15 +368,7 @@ class Runtime(BoardMixin, FightMixin):
             if obj.startswith("space:"):
                 return self.space_field(obj, name, env)
             if self.is_card(obj) or self.is_tile(obj):
-                it = self.item(obj)
-                v = it.get(name)
-                if isinstance(v, int) and name in ("on_gain", "effect"):
-                    return v
-                if callable(v):
-                    return v(self, {"self": obj, "player": env.get("player")})
-                if name in verbs.entry_names(self):     # kept where the thing is (interpreter/verbs.py)
-                    return verbs.entry_value(self, obj, name)
-                return v
+                return self.catalogue_field(obj, name, env)
             for kind in self.rs.field_kinds:
                 d = self.rs.decls.get((kind, obj))
                 if d is not None:
@@ -887,9 +886,14 @@ class Runtime(BoardMixin, FightMixin):
 
     # ------------------------------------------------------------ verbs
     def verb(self, name, env, args, kwargs, span):
-        m = getattr(self, "v_" + name, None) or getattr(self, "i_" + name, None)
+        key = (type(self), name)
+        try:
+            m = _VERB_METHODS[key]
+        except KeyError:        # looked up once per class: a failed getattr costs an exception
+            cls = type(self)
+            m = _VERB_METHODS[key] = getattr(cls, "v_" + name, None) or getattr(cls, "i_" + name, None)
         if m is not None:
-            return m(env, args, kwargs, span)
+            return m(self, env, args, kwargs, span)
         if name in self.rs.procedures:
             return self.call(self.rs.procedures[name], env, args, kwargs, span)
         if name in self.rs.actions:

@@ -57,9 +57,12 @@ def run(rt, floor: int = 0):
     frames = vm["frames"]
     blocks = rt.program.blocks
     steps = 0
+    max_steps = limits.MAX_VM_STEPS
     ins = None
-    memo_for = None         # the (player, action) of the instructions sharing rt.memo
+    # the player and action of the instructions sharing rt.memo
+    memo_player = memo_action = None
     rt.memo = None
+    execs, changes = _EXEC, _CHANGES
     try:
         while len(frames) > floor:
             if vm["pending"] is not None:
@@ -78,26 +81,26 @@ def run(rt, floor: int = 0):
                     frames[-1]["returned"] = True
                 continue
             steps += 1
-            if steps > limits.MAX_VM_STEPS:
-                raise Abort(f"the rules loop without end (more than {limits.MAX_VM_STEPS:,} steps without a decision)",
+            if steps > max_steps:
+                raise Abort(f"the rules loop without end (more than {max_steps:,} steps without a decision)",
                             instrs[pc][1])
             ins = instrs[pc]
             env = rt.env = fr["env"]
-            returned = fr.pop("returned", False)
+            returned = fr.pop("returned") if "returned" in fr else False
             op = ins[0]
-            if _CHANGES[op]:
+            if changes[op]:
                 rt.memo = None
-                r = _EXEC[op](rt, fr, ins, returned)
+                r = execs[op](rt, fr, ins, returned)
                 rt.memo = None
             else:
                 # an instruction that only reads the game (its expressions, a decision's options)
                 # shares the read-only window of the reading instructions before it: derived
                 # values (what a player owns, a method formula) are worked out once between two
                 # changes of the state, not once per instruction (Runtime.reading)
-                now = (env.get("player"), env.get("action"))
-                if rt.memo is None or now != memo_for:
-                    rt.memo, memo_for = {}, now
-                r = _EXEC[op](rt, fr, ins, returned)
+                player, action = env.get("player"), env.get("action")
+                if rt.memo is None or player != memo_player or action != memo_action:
+                    rt.memo, memo_player, memo_action = {}, player, action
+                r = execs[op](rt, fr, ins, returned)
             if r is SUSPEND:
                 return
     except Abort as e:       # a primitive that refused without saying where: at its statement

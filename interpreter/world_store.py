@@ -94,6 +94,22 @@ def ref(record_type: str, owner, i) -> str:
     return f"{owner}.{record_type}{i}"
 
 
+_REFS: dict = {}        # (record type, owner, n) -> the refs of n records: the same texts every time
+
+
+def refs_of(record_type: str, owner, n: int) -> tuple:
+    """The refs of the first n records of owner's list (a field read of a list of records, the
+    location index: spelling them out anew was a sixtieth of a playout). Remembered: a ref's
+    text depends on nothing else."""
+    key = (record_type, owner, n)
+    got = _REFS.get(key)
+    if got is None:
+        if len(_REFS) > 100_000:
+            _REFS.clear()
+        got = _REFS[key] = tuple(ref(record_type, owner, i) for i in range(n))
+    return got
+
+
 def parse_ref(rt, x):
     """(record type, owner, index, the record) of a ref, or None when `x` is not one. What a
     text says is remembered per ruleset; the record itself is read from `rt.state` every
@@ -195,9 +211,9 @@ def get(rt, s: Slot, x):
     if s.shape == "list":
         return list(v)
     if s.shape == "records":
-        return [ref(s.item, x, i) for i in range(len(v))]
+        return list(refs_of(s.item, x, len(v)))
     if s.shape == "index":
-        return ref(s.item, x, v)
+        return refs_of(s.item, x, v + 1)[v] if type(v) is int and v >= 0 else ref(s.item, x, v)
     return v
 
 
@@ -303,11 +319,13 @@ def _places(rt, x):
             for kind, *where in plan:
                 if kind == "records":
                     rec_type, key, fields = where
-                    for i, r in enumerate(rec[key]):
+                    items = rec[key]
+                    names = refs_of(rec_type, owner, len(items))
+                    for i, r in enumerate(items):
                         for place, fkey in fields:
                             thing = r[fkey]
                             if thing is not None and (every or thing == x):
-                                at = [ref(rec_type, owner, i), place]
+                                at = [names[i], place]
                                 yield (thing, at) if every else at
                 else:
                     zone, key = where

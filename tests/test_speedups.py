@@ -7,7 +7,14 @@ combination; this test checks each shortcut alone, so a fault is named):
   (interpreter/vm.py `run`);
 - apply adopting the state a move led to when legal_moves had just tried it (interpreter/api.py
   `_adopt`);
-- plain catalogue fields answered from a cache (interpreter/runtime.py `attr`).
+- plain catalogue fields answered from a cache (interpreter/runtime.py `catalogue_field`, which
+  compiled code, `attr` and `field_of` all read through);
+- record refs ("red.room2") spelt once (interpreter/world_store.py `refs_of`);
+- playout hints parsing a choice's moves once (interpreter/playout_policy.py `_parsed`);
+- compiled field reads taking the record straight from the store (interpreter/compiler.py
+  `DIRECT_RECORDS`);
+- legal_moves copying the state during a payment only when a move needs a try
+  (interpreter/api.py `COPY_ONLY_TO_TRY`).
 """
 from __future__ import annotations
 
@@ -17,8 +24,8 @@ import json
 import pytest
 
 from interpreter.api import Engine
-from interpreter import compiler, vm
-from interpreter.bots import play_game
+from interpreter import api, compiler, playout_policy, vm, world_store
+from interpreter.bots import RandomBot, play_game
 from interpreter.runtime import Runtime
 from rulespec.pack import load_pack
 
@@ -64,6 +71,27 @@ def _no_field_cache(monkeypatch, pack):
     return eng
 
 
+def _no_ref_cache(monkeypatch, pack):
+    monkeypatch.setattr(world_store, "refs_of", lambda rtype, owner, n: tuple(world_store.ref(rtype, owner, i)
+                                                                            for i in range(n)))
+    return Engine(pack)
+
+
+def _no_parsed_choices(monkeypatch, pack):
+    monkeypatch.setattr(playout_policy, "_parsed", lambda pending: {})
+    return Engine(pack)
+
+
+def _no_direct_records(monkeypatch, pack):
+    monkeypatch.setattr(compiler, "DIRECT_RECORDS", False)
+    return Engine(pack)
+
+
+def _copy_for_every_payment(monkeypatch, pack):
+    monkeypatch.setattr(api, "COPY_ONLY_TO_TRY", False)
+    return Engine(pack)
+
+
 class _Forgetful(dict):
     """A cache that never keeps anything."""
 
@@ -71,8 +99,11 @@ class _Forgetful(dict):
         pass
 
 
-@pytest.mark.parametrize("without", [_no_inlining, _no_shared_window, _no_adopting, _no_field_cache],
-                         ids=["inlining", "shared-window", "adopting", "field-cache"])
+@pytest.mark.parametrize("without", [_no_inlining, _no_shared_window, _no_adopting, _no_field_cache,
+                                     _no_ref_cache, _no_parsed_choices, _no_direct_records,
+                                     _copy_for_every_payment],
+                         ids=["inlining", "shared-window", "adopting", "field-cache", "ref-cache",
+                              "parsed-choices", "direct-records", "copy-only-to-try"])
 def test_the_same_games_without_each_shortcut(monkeypatch, pack, reference, without):
     eng = without(monkeypatch, pack)
     for seed in SEEDS:
@@ -118,3 +149,43 @@ def test_adopted_state_is_the_state_of_a_fresh_apply(pack):
         assert state == fresh
         adopted += tried
     assert adopted > 0
+
+
+def test_the_new_shortcuts_are_taken(monkeypatch, pack):
+    """Each new shortcut is used in a game: the ref cache fills, a playout hint's condition
+    gets the parsed moves of a choice, a payment offering only taps leaves no copy behind,
+    and compiled code calls rt.rec less often than without reading the store itself."""
+    world_store._REFS.clear()
+    given = []
+    holds = playout_policy.PlayoutPolicy._holds
+
+    def noting(self, when, decl, rt, pending, move, values=None):
+        given.append(bool(values))
+        return holds(self, when, decl, rt, pending, move, values)
+
+    monkeypatch.setattr(playout_policy.PlayoutPolicy, "_holds", noting)
+    recs = []
+    rec = Runtime.rec
+    monkeypatch.setattr(Runtime, "rec", lambda self, store, x: recs.append(1) or rec(self, store, x))
+
+    def play(eng):
+        state, taps_only = eng.new_game(4, 0), 0
+        bot = RandomBot(0)
+        for _ in range(MOVES):
+            legal = eng.legal_moves(state)
+            if not legal:
+                break
+            if len(legal) > 1 and state["vm"]["pending"]["kind"] == "pay" \
+                    and all(m.startswith("tap ") for m in legal):
+                taps_only += 1
+                assert eng._tried is None
+            state = eng.apply(state, bot.choose(eng, state, legal), transactional=False)
+        return taps_only
+
+    assert play(Engine(pack)) > 0
+    assert world_store._REFS and any(given)
+    direct = len(recs)
+    recs.clear()
+    monkeypatch.setattr(compiler, "DIRECT_RECORDS", False)
+    play(Engine(pack))
+    assert direct < len(recs)
