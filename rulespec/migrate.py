@@ -15,12 +15,14 @@ reports at its file and line, with what to write instead (`Migration.cannot`).
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Callable
 
+from . import ast as A
 from . import pack as packmod
 from .errors import Diagnostic, RulespecError
 from .sandbox import pack_files, read_bytes
@@ -37,8 +39,7 @@ class Rewrite:
     description: str
 
 
-# The steps, oldest first. Stage N of issue 16 appends its entry here, e.g.
-#   Rewrite(1, 2, _declare_world, "adds rules/world.rules: the fields the pack used as built-ins")
+# The steps, oldest first (filled in below, after the functions they name).
 REWRITES: list[Rewrite] = []
 
 
@@ -123,6 +124,14 @@ def set_language(text: str, version: int) -> str:
     return before + f"language: {version}{eol}" + text[at:]
 
 
+def declared_language(pack: packmod.Pack) -> int:
+    """The language the pack's own pack.yaml says it is written for; 1 without `language:`.
+    (The loader reads an overlay without it in its base's language, so that a base moving on
+    does not break its overlays; migrating it writes the version down.)"""
+    data = pack.manifest.data if isinstance(pack.manifest.data, dict) else {}
+    return int(data["language"]) if "language" in data else packmod.DEFAULT_LANGUAGE
+
+
 def migrate(ref, search_path=None) -> tuple[Migration, list[Rewrite]]:
     """Load the pack and run the rewrites it needs on its files, in memory. RulespecError
     (positioned) when the pack does not load: a rewrite reads the pack as it is."""
@@ -130,7 +139,7 @@ def migrate(ref, search_path=None) -> tuple[Migration, list[Rewrite]]:
     if errors or pack is None:
         raise RulespecError(errors)
     m = Migration(pack=pack, folder=pack.root)
-    todo = steps(pack.language)
+    todo = steps(declared_language(pack))
     for step in todo:
         step.apply(m)
         m.write("pack.yaml", set_language(m.read("pack.yaml"), step.target))
@@ -157,7 +166,7 @@ def run(ref: str, search_path=None, check: bool = False, write_files: bool = Fal
     when something is left to do by hand (diagnostics, on `err`): what a rewrite cannot do, or
     what the written pack's loading finds."""
     m, todo = migrate(ref, search_path)
-    pid, lang = m.pack.id, m.pack.language
+    pid, lang = m.pack.id, declared_language(m.pack)
     if not todo:
         out(f"{pid} is written for language {lang}: nothing to migrate")
         return 0
@@ -181,3 +190,231 @@ def run(ref: str, search_path=None, check: bool = False, write_files: bool = Fal
     if m.problems:
         err(f"{len(m.problems)} problem(s) left to change by hand (above)")
     return 1 if m.problems or (check and changed) else 0
+
+
+# ------------------------------------------------------------------ language 1 -> 2
+# Language 2 (issue 16, the world model) took out of the engine's vocabulary the names that were
+# Virtù's rules rather than a language's words: most are now declarations of the base pack
+# (content/base_3to5: fields, zones, formulas and procedures of the same names, so a pack that
+# extends it reads them as before), a few have a generic language-2 form. Each name of language
+# 1 that left the vocabulary, by what it was (rulespec/vocabulary.py at 40cd351, the stage that
+# introduced `language:`):
+LANGUAGE_1_NAMES = {
+    "name": ("agent_spots alliances cities indulgence_cards neutral_cities notables num_players opponents "
+             "patronage_bonuses seas supply_tiles end_of_spring end_of_winter end_of_year final_winter").split(),
+    "function": ("adjacent_by_road agent_at agent_count bottom fight_bonus fight_total free_spaces holder is_port "
+                 "lookup modified_value owns ports_reachable rank road_distance road_neighbours room_ahead "
+                 "seas_between seas_of standings steps_left troops_at").split(),
+    "verb": ("begin_phase discard end_phase fight_term flip form_alliance gain lose move_card move_marker "
+             "move_troop place_agent place_disc place_marker place_troop reactivate remove_agent remove_disc "
+             "remove_troop rid_indulgence run_block settle_gains start_fight take_card take_indulgence take_tile "
+             "take_trophy take_war_token use_bonus use_bottom use_war_bonus").split(),
+    "attribute": ("agents_available agents_total alliances cards cities city_count colour florins indulgences "
+                  "marker rooms starting_cities tiles troops troops_available trophies trophies_from war_tokens "
+                  "action_card agent improvement indulgence owner cortigiano cost ends_game points annexable "
+                  "cathedral controller is_port neutral pirate starting_colour tile value copies exhausted id "
+                  "on_extra_space pp room space type city spent bonus_available bonus_used holder leader_bonus "
+                  "name house").split(),
+}
+
+
+@dataclass(frozen=True)
+class CallRewrite:
+    """A call of a language-1 built-in that language 2 writes with its own words: where the
+    checker finds `name(...)` unknown, the call's text becomes `build(args)`. `matches` and
+    `writes` say it for people (docs/language.md, "Language versions"), `why` says why."""
+    source: int
+    target: int
+    name: str
+    matches: str
+    writes: str
+    why: str
+    build: Callable[[list], str | None]     # the arguments' texts -> the new text (None: cannot)
+
+
+def _atom(text: str) -> str:
+    """An argument's text, bracketed unless it is one word or call (so that an operator of the
+    new form cannot bind inside it)."""
+    return text if re.fullmatch(r"[\w.]+(\(.*\)|\[.*\])?", text, re.S) else f"({text})"
+
+
+def _args(n: int, make):
+    return lambda a: make(*a) if len(a) == n else None
+
+
+_GRAPH = "the map's graph is asked with `neighbours`, `distance` and `reachable` `via:` kinds of edge"
+CALL_REWRITES = [
+    CallRewrite(1, 2, "lookup", "lookup(TABLE, KEY)", "TABLE(KEY)",
+                "a table is read by calling it with the row's key", _args(2, lambda t, k: f"{t}({k})")),
+    CallRewrite(1, 2, "road_neighbours", "road_neighbours(C)", "neighbours(C, via: road)", _GRAPH,
+                _args(1, lambda c: f"neighbours({c}, via: road)")),
+    CallRewrite(1, 2, "road_distance", "road_distance(A, B)", "distance(A, B, via: road)", _GRAPH,
+                _args(2, lambda a, b: f"distance({a}, {b}, via: road)")),
+    CallRewrite(1, 2, "adjacent_by_road", "adjacent_by_road(A, B)", "(B in neighbours(A, via: road))", _GRAPH,
+                _args(2, lambda a, b: f"({_atom(b)} in neighbours({a}, via: road))")),
+    CallRewrite(1, 2, "seas_of", "seas_of(C)", "neighbours(C, via: coast)", _GRAPH,
+                _args(1, lambda c: f"neighbours({c}, via: coast)")),
+    CallRewrite(1, 2, "is_port", "is_port(C)", "(count(neighbours(C, via: coast)) > 0)", _GRAPH,
+                _args(1, lambda c: f"(count(neighbours({c}, via: coast)) > 0)")),
+]
+
+# What to write instead of a language-1 name that neither a rewrite nor the base pack covers.
+_BY_HAND = {
+    "begin_phase": "a phase is played with `play_phase(PHASE)`, which runs its `effect` (docs/language.md, \"Rounds, phases and the end of the game\")",
+    "end_phase": "a phase ends when its `effect` ends: call `play_phase(PHASE)` for the next one",
+    "run_block": "put the steps in a `procedure` and run it with `run(NAME)`",
+    "use_bonus": "declare the bonus as a `procedure` and offer it during the payment (`bonus_usable_in`)",
+    "seas": "the seas are nodes of the map's graph: `neighbours(c, via: coast)` are the seas of port c "
+            "(docs/language.md, \"The map's graph\")",
+    "end_of_spring": "`at: end_of_PHASE` names a phase the pack declares, or `end_of_round` (docs/language.md, "
+                     "\"Rounds, phases and the end of the game\")",
+}
+_BY_HAND.update({k: _BY_HAND["end_of_spring"] for k in ("end_of_winter", "end_of_year", "final_winter")})
+_DEFINING_KINDS = ("formula", "procedure", "field", "zone", "record", "table", "kind", "enum")
+_UNKNOWN = re.compile(r"unknown (function|verb|name) '(\w+)'|has no attribute '(\w+)'")
+
+
+def _offsets(text: str) -> list[int]:
+    starts = [0]
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            starts.append(i + 1)
+    return starts
+
+
+class _Source:
+    """One `.rules` file: its text and AST, and the text of a node with the edits inside it."""
+    def __init__(self, text: str, module):
+        self.text, self.module, self.lines = text, module, _offsets(text)
+        self.edits: dict[int, tuple] = {}          # id(node) -> (node, function of this source)
+
+    def at(self, line: int, column: int) -> int:
+        return self.lines[line - 1] + column - 1
+
+    def bounds(self, node) -> tuple[int, int]:
+        s = node.span
+        return self.at(s.line, s.column), self.at(s.end_line, s.end_column)
+
+    def emit(self, node, start: int | None = None, end: int | None = None) -> str:
+        """The node's new text: its edit, or its own text (from `start` to `end` when given)
+        with the outermost edits inside it spliced in."""
+        if id(node) in self.edits:
+            return self.edits[id(node)][1](self)
+        if start is None:
+            start, end = self.bounds(node)
+        inner = sorted((self.bounds(n), n) for n in self._frontier(node))
+        out, at = [], start
+        for (s, e), n in inner:
+            out += [self.text[at:s], self.emit(n)]
+            at = e
+        return "".join(out) + self.text[at:end]
+
+    def _frontier(self, node) -> list:
+        out, stack = [], [getattr(node, f.name) for f in fields(node) if f.name != "span"]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, A.Node):
+                if id(v) in self.edits:
+                    out.append(v)
+                else:
+                    stack.extend(getattr(v, f.name) for f in fields(v) if f.name != "span")
+            elif isinstance(v, (list, tuple)):
+                stack.extend(v)
+            elif isinstance(v, dict):
+                stack.extend(v.values())
+        return out
+
+    def rewritten(self) -> str:
+        return self.emit(self.module, 0, len(self.text)) if self.edits else self.text
+
+
+@functools.lru_cache(maxsize=1)
+def _base_pack():
+    """The bundled base pack, read for the hints (None if it is missing or does not load)."""
+    folder = packmod.bundled_packs().get("base_3to5")
+    try:
+        return packmod.load_pack(folder) if folder else None
+    except RulespecError:
+        return None
+
+
+def _base_declaration(name: str):
+    """Where the base pack declares `name` (a formula, procedure, field...), or None."""
+    pack = _base_pack()
+    return None if pack is None else next((d for (k, i), d in pack.decls.items()
+                                           if i == name and k in _DEFINING_KINDS), None)
+
+
+def _cannot_hint(name: str, what: str) -> str:
+    if name in _BY_HAND:
+        return _BY_HAND[name]
+    d = _base_declaration(name)
+    if d is not None:
+        from content import PACKS_DIR
+        rel = Path(d.span.file).resolve().relative_to(Path(PACKS_DIR).resolve().parent).as_posix()
+        return (f"language 2 has it from the base pack, which declares `{d.kind} {name}` ({rel}:{d.span.line}): "
+                f"add `extends: base_3to5` to pack.yaml, or declare `{name}` in this pack (copy that "
+                f"declaration, with what it reads)")
+    return (f"declare `{name}` in this pack (a `field`, or a `formula` or `procedure` of that name; "
+            f"docs/language.md, \"Declaring the world\")")
+
+
+def _rewrite_1_to_2(m: Migration) -> None:
+    """Language 1 -> 2: a call of a built-in that left the language, where the pack's chain does
+    not declare the name itself (the checker finds it unknown), becomes its language-2 form
+    (CALL_REWRITES); any other such name is reported where it is written, with what to write."""
+    from .checker import check_pack
+    from .parser import parse_rules
+    diags, _ = check_pack(m.pack)
+    root = m.folder.resolve()
+    removed = {n for names in LANGUAGE_1_NAMES.values() for n in names}
+    by_name = {r.name: r for r in CALL_REWRITES if r.source == 1}
+    sources: dict[str, _Source] = {}
+    seen = set()
+    for d in diags:
+        hit = _UNKNOWN.search(d.message) if d.severity == "error" else None
+        if not hit:
+            continue
+        what = hit.group(1) or "attribute"
+        name = hit.group(2) or hit.group(3)
+        if name not in removed or (d.span.file, d.span.line, d.span.column, name) in seen:
+            continue
+        seen.add((d.span.file, d.span.line, d.span.column, name))
+        try:
+            rel = Path(d.span.file).resolve().relative_to(root).as_posix()
+        except ValueError:
+            continue                                   # in a base pack: migrated on its own
+        rewrite = by_name.get(name) if what == "function" else None
+        node = None
+        if rewrite is not None and rel.endswith(".rules"):
+            if rel not in sources:
+                text = m.read(rel)
+                sources[rel] = _Source(text, parse_rules(text, d.span.file))
+            src = sources[rel]
+            node = next((n for n in A.walk(src.module) if isinstance(n, A.Call) and isinstance(n.func, A.Name)
+                         and n.func.id == name and (n.func.span.line, n.func.span.column) == (d.span.line, d.span.column)),
+                        None)
+        if node is not None and not node.kwargs and rewrite.build(["x"] * len(node.args)) is not None \
+                and _table_call_ok(m, rewrite, node):
+            src.edits[id(node)] = (node, lambda s, n=node, r=rewrite: r.build([s.emit(a) for a in n.args]))
+            continue
+        m.cannot(Diagnostic("RS107" if what in ("function", "verb") else "RS105",
+                            f"cannot migrate: '{name}' ({'an attribute' if what == 'attribute' else 'a ' + what} "
+                            f"of language 1) is not a word of language 2, and this pack's chain does not declare it",
+                            d.span, _cannot_hint(name, what), source_line=d.source_line))
+    for rel, src in sources.items():
+        m.write(rel, src.rewritten())
+
+
+def _table_call_ok(m: Migration, rewrite: CallRewrite, node) -> bool:
+    """`lookup(T, k)` becomes `T(k)` only when T is a table the chain declares."""
+    if rewrite.name != "lookup":
+        return True
+    first = node.args[0] if node.args else None
+    return isinstance(first, A.Name) and ("table", first.id) in m.pack.decls
+
+
+REWRITES.append(Rewrite(1, 2, _rewrite_1_to_2,
+                        "calls of built-ins that left the language get their language-2 form "
+                        "(lookup(T, k) -> T(k); the map's graph -> neighbours/distance(..., via: ...)); "
+                        "other names that left it are reported where they are written"))

@@ -43,7 +43,7 @@ UNVERIFIED_TAGS = ("inferred", "placeholder")
 # versions existed; an overlay without it is read in its base's. `rulespec migrate` (migrate.py)
 # rewrites a pack for the newest. A stage of issue 16 that changes the language adds a version
 # here, in pack.schema.json, and its rewrite in migrate.REWRITES.
-LANGUAGES = (1,)
+LANGUAGES = (1, 2)
 DEFAULT_LANGUAGE = 1
 
 # YAML collections that become declarations: top-level key -> (kind, {sub-list key: sub-block kind})
