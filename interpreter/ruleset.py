@@ -384,7 +384,9 @@ class Ruleset:
         out = {}
         for kind in self.bonuses:
             k = self.world.kinds[kind]
-            owner = k.fields[k.owner]
+            owner = k.fields.get(k.owner)
+            if owner is None:           # no `owner:` field: nobody holds its records, nobody is paid
+                continue
             pieces = tuple(f.key for f in k.fields.values() if f is not owner and not f.sparse and not f.home
                            and f.type.shape == "ref" and f.type.name == SIDE)
             out[kind] = (k.store, owner.key, pieces)

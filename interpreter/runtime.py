@@ -810,8 +810,8 @@ class Runtime(BoardMixin, FightMixin):
                 sym = self.item(t["id"]).get("bottom", {})
                 if sym:
                     out.append((t["id"], sym))
-        for kind, table in self.rs.bonuses.items():      # held records that pay (Ruleset._bonus_of)
-            store, held_by, pieces = self.rs.bonus_keys[kind]
+        for kind, (store, held_by, pieces) in self.rs.bonus_keys.items():     # held records that pay (Ruleset._bonus_of)
+            table = self.rs.bonuses[kind]
             for a, s in self.state[store].items():
                 if a in table and s[held_by] == p and not s["used"] and all(s[k] in (None, p) for k in pieces):
                     bonus, usable = table[a]
