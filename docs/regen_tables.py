@@ -39,7 +39,9 @@ big = [o for o, a in V.ATTRIBUTES.items() if any(d for _, (t, d) in a.items())]
 for obj in big:
     for i, (a, (t, d)) in enumerate(V.ATTRIBUTES[obj].items()):
         at.append((f"| **{obj}** | " if i == 0 else "| | ") + f"`{a}` | `{t}` | {esc(d)} |")
-small = [o for o in V.ATTRIBUTES if o not in big]
+small = [o for o in V.ATTRIBUTES if o not in big and V.ATTRIBUTES[o]]
+if not big and not small:       # (a table stays, so that the next heading's table is not taken for it)
+    at.append("| — | — | — | none: every attribute is a field or a method formula the pack declares |")
 if small:
     at += ["", "| Of | Attributes |", "|---|---|"]
     at += [f"| **{o}** | " + ", ".join(f"`{a}` ({t})" for a, (t, d) in V.ATTRIBUTES[o].items()) + " |" for o in small]

@@ -283,6 +283,8 @@ class Compiler:
             o = self._tmp()
             if slot.printed:        # printed on the map (`@map`): the instance's map.yaml entry
                 read = f"rt.board.field({o}, {slot.printed!r}, {self._literal(slot.default)})"
+            elif slot.on_board:     # printed on the side's board (`@printed`): Ruleset.printed
+                read = f"rt.rs.printed(rt, {self._const(slot)}, {o})"
             elif slot.direct and not DIRECT_RECORDS:
                 read = f"rt.rec({slot.store!r}, {o})[{slot.key!r}]"
             elif slot.direct:

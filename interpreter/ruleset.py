@@ -12,6 +12,7 @@ from rulespec import ast as A
 from rulespec import flow, limits
 from rulespec.checker import Checker, param_types
 from rulespec.errors import Diagnostic, RulespecError, source_line_at
+from rulespec.kinds import SPACE
 from rulespec.kinds import _common as DOC_FIELDS
 from rulespec.pack import Decl, Pack
 from rulespec.prompts import literal_values
@@ -68,7 +69,10 @@ class Ruleset:
     tiles: dict = field(default_factory=dict)       # tile type id -> dict
     symbols: dict = field(default_factory=dict)
     tracks: dict = field(default_factory=dict)
-    boards: dict = field(default_factory=dict)     # side -> its board's printed places and edge spaces
+    # side id -> its board: the declaration that lays out its records, and the symbols printed on
+    # each sub-block, by record type (Ruleset._board)
+    boards: dict = field(default_factory=dict)
+    printed_values: dict = field(default_factory=dict)     # (record type, key, ref or side) -> value (cache)
     war_bonuses: dict = field(default_factory=dict)
     bonuses: dict = field(default_factory=dict)     # kind -> {id: (symbols, usable in)}: records that pay (_bonus_of)
     abilities: dict = field(default_factory=dict)
@@ -124,16 +128,19 @@ class Ruleset:
         rs.things = {str(d.id): d.kind for d in pack.decls.values() if d.kind in catalogue}
         with limits.deep_recursion():       # nested expressions: a few Python frames per level
             stored = {k for k, _ in rs.stored_kinds}
+            laid_out = rs.laid_out
             for d in pack.decls.values():
                 getattr(rs, "_k_" + d.kind, lambda d: None)(d)
+                if laid_out and any(d.sub(r) for r in laid_out):
+                    rs._board(d)
                 if d.kind in stored:
                     rs._bonus_of(d)
             rs._setup_rules()
         return rs
 
     def _setup_rules(self):
-        """The zones' `initial:` contents, the game's `prepare` block (interpreter/state.py) and
-        its `refresh` block (interpreter/scenario.py), compiled after everything else: their blocks come last, so the other blocks keep their
+        """The zones' `initial:` contents, the game's `prepare` block (interpreter/state.py),
+        its `refresh` block (interpreter/scenario.py) and `on_track_move` block, compiled after everything else: their blocks come last, so the other blocks keep their
         numbers (a saved game's frames name blocks by number)."""
         for z in self.world.zones.values():
             initial = self.fn(z.decl, "initial") if z.decl is not None else None
@@ -141,6 +148,7 @@ class Ruleset:
         d = self.game.get("decl")
         self.game["prepare"] = self.fn(d, "prepare") if d is not None else None
         self.game["refresh"] = self.fn(d, "refresh") if d is not None else None
+        self.game["on_track_move"] = self.fn(d, "on_track_move") if d is not None else None
 
     def slot(self, type_name, name: str):
         """Where the declared field `name` of values of `type_name` (the checker's type: 'player',
@@ -368,6 +376,22 @@ class Ruleset:
         if bonus:
             self.bonuses.setdefault(d.kind, {})[str(d.id)] = (bonus, self.static(d, "bonus_usable_in", []) or [])
 
+    @cached_property
+    def bonus_keys(self) -> dict:
+        """kind -> (store, the stored key of its `owner:` field, the stored keys of its other
+        fields that name a side) for the kinds whose records pay (`bonuses`): a record pays its
+        owner while no other side's piece stands on it (each of those fields none or the owner)."""
+        out = {}
+        for kind in self.bonuses:
+            k = self.world.kinds[kind]
+            owner = k.fields.get(k.owner)
+            if owner is None:           # no `owner:` field: nobody holds its records, nobody is paid
+                continue
+            pieces = tuple(f.key for f in k.fields.values() if f is not owner and not f.sparse and not f.home
+                           and f.type.shape == "ref" and f.type.name == SIDE)
+            out[kind] = (k.store, owner.key, pieces)
+        return out
+
     def _k_war_bonus(self, d):
         self.war_bonuses[d.id] = {"id": d.id, "strength": self.fn(d, "strength"), "cost": self.fn(d, "cost"),
                                   "side": self.static(d, "side", "both"), "in_battles": bool(self.static(d, "in_battles", True)),
@@ -385,14 +409,22 @@ class Ruleset:
         for sp in d.sub("space"):
             spaces.append({"points": self.fn(sp, "points", default=_const(0)), "cost": self.fn(sp, "cost"),
                            "on_arrival": self.fn(sp, "on_arrival"),
-                           "cortigiano": int(self.static(sp, "cortigiano", 0) or 0),
                            "ends_game": bool(self.static(sp, "ends_game", False)),
-                           "spot": bool(self.static(sp, "spot", False))})
+                           "spot": bool(self.static(sp, "spot", False)), "decl": sp})
         self.tracks[d.id] = {"id": d.id, "spaces": spaces, "measures": self.fn(d, "measures"),
                              "max_steps_per_year": self.static(d, "max_steps_per_year"),
                              "leader_bonus": int(self.static(d, "leader_bonus", 0) or 0), "decl": d,
                              "shared": self.static(d, "markers") == "shared",
                              "zones": [(z.id, self.static(z, "from"), self.static(z, "to")) for z in d.sub("zone")]}
+
+    _EMPTY = {"int": 0, "number": 0, "bool": False}
+
+    def space_static(self, sp: dict, name: str):
+        """A field of a track's space that the Ruleset does not compile (`space(t, n).NAME`):
+        its value in the space's block, else 0 / false for a number / flag."""
+        v = self.static(sp["decl"], name)
+        spec = SPACE.fields.get(name)
+        return self._EMPTY.get(spec.type) if v is None and spec is not None else v
 
     def _k_side(self, d):
         self.sides[d.id] = {"plays": self.static(d, "plays", True) is not False,
@@ -420,6 +452,21 @@ class Ruleset:
         return lst.key if lst is not None else ""
 
     @cached_property
+    def marked_record(self) -> str:
+        """The record type of the side's list its `marker` field indexes, '' if none."""
+        side = self.world.kinds[SIDE]
+        f = side.fields.get("marker")
+        lst = side.fields.get(f.type.name) if f is not None else None
+        return lst.type.of.name if lst is not None and lst.type.of is not None else ""
+
+    @cached_property
+    def marked_prefix(self) -> str:
+        """The label prefix of the payment sources of the record the side's `marker` indexes
+        (its record type and a dot: the move text `tap room.card crown`); without a marked list,
+        a prefix no source label has."""
+        return self.marked_record + "." if self.marked_record else "\0"
+
+    @cached_property
     def field_kinds(self) -> tuple:
         """The kinds whose declarations give an object's fields (`Runtime.field_of`): the
         kinds with records of their own, then actions, procedures and components."""
@@ -441,7 +488,7 @@ class Ruleset:
                 if rec is None or f.sparse:
                     continue
                 held = [(f"{rec.name}.{g.name}", g.key) for g in rec.fields.values()
-                        if g.type.shape == "ref" and not g.type.enum and g.type.name not in w.records
+                        if g.type.shape == "ref" and not g.on_board and not g.type.enum and g.type.name not in w.records
                         and not (g.type.name in w.kinds and w.kinds[g.type.name].store)]
                 if held:
                     plan.append(("records", rec.name, f.key, held))
@@ -464,14 +511,55 @@ class Ruleset:
         self.markers[d.id] = {"track": self.static(d, "track"), "owner": self.static(d, "owner"),
                               "start": int(self.static(d, "start", 0) or 0)}
 
-    def _k_palace(self, d):
-        places = []
-        for r in d.sub("room"):
-            places.append({"action": self.static(r, "action"), "bottom": self.symbols_of(r),
-                          "arrow_after": self.static(r, "arrow_after")})
-        self.boards[d.id] = {"places": places, "left": int(self.static(d, "cortigiano_left", 1) or 0),
-                              "right": int(self.static(d, "cortigiano_right", 2) or 0),
-                              "max": int(self.static(d, "cortigiano_max", 6) or 6)}
+    @cached_property
+    def laid_out(self) -> tuple:
+        """The record types of the sides' lists of records (`field rooms: list of room on side`):
+        a declaration with sub-blocks named after one of them is a side's board, which lays
+        those records out and prints what the fields declared `@printed` read."""
+        side = self.world.kinds[SIDE]
+        return tuple(f.type.of.name for f in side.fields.values()
+                     if f.type.shape == "list" and f.type.of is not None and f.type.of.name in self.world.records)
+
+    def _board(self, d):
+        """A side's board (its id is the side's): the declaration, and the symbols printed on
+        each of its sub-blocks (a Room's bottom), by record type."""
+        self.boards[d.id] = {"decl": d, "symbols": {r: [self.symbols_of(b) for b in d.sub(r)] for r in self.laid_out}}
+
+    def board_of(self, side):
+        """The board of a side: its own, else the first one (None when the pack has none)."""
+        return self.boards.get(side) or next(iter(self.boards.values()), None)
+
+    def printed(self, rt, slot, x):
+        """The value of a field declared `@printed` (world_store.get): for a side, its board
+        declaration's field `slot.on_board`; for a record of a side's list ("red.room2"), that
+        field of the board's sub-block at the record's index; the field's default when the
+        board does not give it."""
+        key = (slot.kind, slot.on_board, x)
+        try:
+            return self.printed_values[key]
+        except KeyError:
+            pass
+        v = None
+        if slot.of_record:
+            where = world_store.spelling(self, x)     # (record type, owner, index, ...) of the text
+            board = self.board_of(where[1]) if where is not None else None
+            subs = board["decl"].sub(slot.kind) if board is not None else ()
+            if where is not None and where[2] < len(subs):
+                v = self.static(subs[where[2]], slot.on_board)
+        else:
+            board = self.board_of(x)
+            if board is not None:
+                v = self.static(board["decl"], slot.on_board)
+        v = slot.default if v is None else v
+        self.printed_values[key] = v
+        return v
+
+    def printed_symbols(self, side, rtype: str, i: int) -> dict:
+        """The symbols printed on the sub-block `i` of type `rtype` of a side's board ({} when
+        there is none)."""
+        board = self.board_of(side)
+        got = board["symbols"].get(rtype, ()) if board is not None else ()
+        return got[i] if 0 <= i < len(got) else {}
 
     def _k_scoring(self, d):
         self.scoring.append({"id": d.id, "label": self.static(d, "label") or d.title or d.id,

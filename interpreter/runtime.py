@@ -33,10 +33,6 @@ _MAX_FORMULA_DEPTH = limits.MAX_FORMULA_DEPTH
 # catalogue fields never remembered as plain values (Runtime.catalogue_field): who owns a thing
 # changes, and an effect kept as a number is a block of the program, not a field's value
 _NOT_REMEMBERED = frozenset(("owner", "on_gain", "effect"))
-# the label prefix of the payment sources of the Room being used (payment_sources): move texts
-# `tap room.card crown` (docs/design/world-model-plan.md §2.8, `first: true`, until stage 9's
-# `source` declarations give the labels)
-_HERE = "room."
 
 
 def _attr_method(cls, t, name):
@@ -190,21 +186,13 @@ class Runtime(BoardMixin, FightMixin):
 
     def _player_cards(self, p):
         pl = self.P(p)
-        out = [r[k] for r in pl.get("rooms", ()) for k in ("card", "impr") if r[k]]
+        out = [r[k] for r in pl.get(self.rs.marked_list, ()) for k in ("card", "impr") if r[k]]
         out += [s["card"] for s in pl.get("court", ()) if s["card"]]
         return out + [c for c in pl.get("outside", ()) if self.is_card(c)] + list(pl.get("unplaced", ()))
 
     def tiles_of(self, p):
         """The tiles in a side's `tiles` zone (none for a pack that declares no such zone)."""
         return [t["id"] for t in self.P(p).get("tiles", ())]
-
-    def a_player_cortigiano_spaces(self, p):
-        """How many Cortigiano spaces the player is entitled to now (base + Titles, bonuses and
-        track spaces, at most the Palace's maximum)."""
-        return self._space_capacity(p)
-
-    def a_player_extra_spaces(self, p):
-        return self._space_capacity(p) - sum(1 for s in self.P(p)["court"] if not s.get("shaded"))
 
     # ------------------------------------------------------------ cards, tiles, alliances
     def owner_of(self, x):
@@ -625,7 +613,8 @@ class Runtime(BoardMixin, FightMixin):
         n = int(n) if n.isdigit() else -1
         if not 0 <= n < len(spaces):
             return None
-        v = spaces[n].get(name)
+        sp = spaces[n]
+        v = sp[name] if name in sp else sp.setdefault(name, self.rs.space_static(sp, name))
         if callable(v):
             return v(self, {"player": env.get("player")})
         return v
@@ -783,11 +772,10 @@ class Runtime(BoardMixin, FightMixin):
         f = self.rs.surplus_kept
         return f is not None and bool(f(self, {"player": p}))
 
-    @staticmethod
-    def first_source(source: str) -> bool:
+    def first_source(self, source: str) -> bool:
         """A source to use before the others, whose money stays in the payment: the Room being
         used (payment_sources)."""
-        return source.startswith(_HERE)
+        return source.startswith(self.rs.marked_prefix)
 
     def payment_sources(self, p, ctx) -> list:
         """Symbol sources in the rulebook's order: the current Room's Action card and
@@ -795,6 +783,7 @@ class Runtime(BoardMixin, FightMixin):
         usable alliance bonuses."""
         pl = self.P(p)
         out = []
+        here = self.rs.marked_prefix
         marked = pl["marker"] if ctx.get("action") else None      # the index of the record in use
         fresh = set(self.state.get("fresh", ()))
         marked_list = pl.get(self.rs.marked_list, ())
@@ -805,12 +794,11 @@ class Runtime(BoardMixin, FightMixin):
                     if r[k] and k not in r["used"]:
                         sym = self.item(r[k]).get("bottom", {})
                         if sym:
-                            out.append((_HERE + k, sym))
+                            out.append((here + k, sym))
             else:
-                board = self._board(p)
-                sym = board["places"][marked]["bottom"] if board and marked < len(board["places"]) else {}
+                sym = self.rs.printed_symbols(p, self.rs.marked_record, marked)
                 if sym and "printed" not in r["used"]:
-                    out.append((_HERE + "printed", sym))
+                    out.append((here + "printed", sym))
         for s in pl["court"]:
             if s["card"] and not s["exhausted"] and s["card"] not in fresh:
                 sym = self.item(s["card"]).get("bottom", {})
@@ -821,9 +809,10 @@ class Runtime(BoardMixin, FightMixin):
                 sym = self.item(t["id"]).get("bottom", {})
                 if sym:
                     out.append((t["id"], sym))
-        for kind, table in self.rs.bonuses.items():      # held records that pay (Ruleset._bonus_of)
-            for a, s in self.state[self.rs.world.kinds[kind].store].items():
-                if a in table and s["holder"] == p and not s["used"] and s["agent"] in (None, p):
+        for kind, (store, held_by, pieces) in self.rs.bonus_keys.items():     # held records that pay (Ruleset._bonus_of)
+            table = self.rs.bonuses[kind]
+            for a, s in self.state[store].items():
+                if a in table and s[held_by] == p and not s["used"] and all(s[k] in (None, p) for k in pieces):
                     bonus, usable = table[a]
                     if not usable or self._paying_within(usable, ctx):
                         out.append((f"{kind}.{a}", bonus))
@@ -850,14 +839,15 @@ class Runtime(BoardMixin, FightMixin):
 
     def tap(self, p, source: str, symbol: str) -> int:
         pl = self.P(p)
-        if source.startswith(_HERE):
+        here = self.rs.marked_prefix
+        if source.startswith(here):
             rec = pl[self.rs.marked_list][pl["marker"]] if pl["marker"] is not None else None
             k = source.split(".", 1)[1]
             if rec is None:
                 raise Abort("the marker is on no record to tap")
             rec["used"][k] = symbol
             sym = (self.item(rec[k]).get("bottom", {}) if k != "printed"
-                   else self._board(p)["places"][pl["marker"]]["bottom"])
+                   else self.rs.printed_symbols(p, self.rs.marked_record, pl["marker"]))
             n = sym.get(symbol, 0)
         elif (held := source.partition("."))[2] in self.rs.bonuses.get(held[0], ()):    # a held record's bonus (KIND.ID)
             kind, _, a = held
@@ -876,13 +866,9 @@ class Runtime(BoardMixin, FightMixin):
         if n <= 0:
             raise Abort(f"{source} has no {symbol} to use")
         self.state.setdefault("spent", []).append(source)
-        if symbol == self.rs.money and not source.startswith(_HERE):
+        if symbol == self.rs.money and not source.startswith(here):
             self.deposit(p, n)        # money from Cortigiano cards and tiles goes to the treasury
         return n
-
-    def _board(self, p):
-        """A side's board as the pack prints it (Ruleset.boards), else the first one."""
-        return self.rs.boards.get(p) or next(iter(self.rs.boards.values()), None)
 
     # ------------------------------------------------------------ verbs
     def verb(self, name, env, args, kwargs, span):
@@ -902,9 +888,8 @@ class Runtime(BoardMixin, FightMixin):
 
     def call(self, c, env, args, kwargs, span=None):
         local = {"player": env.get("player")}
-        for k in ("room", "self"):
-            if k in env:
-                local[k] = env[k]
+        if "self" in env:
+            local["self"] = env["self"]
         if c.reports_caller and span is not None and span.line:
             local[CALLER] = f"{span.file.rsplit('/', 1)[-1]}:{span.line}"      # read by log
         if c.decl.kind == "action":
@@ -1018,7 +1003,7 @@ class Runtime(BoardMixin, FightMixin):
                     st["pos"][p] = new
                     self.state["seq"] += 1
                     st["seq"][p] = self.state["seq"]
-                    self.capacity_changed(p)      # the 5-city Cortigiano space comes and goes
+                    self.track_moved(p)
 
     def v_waste_leftover(self, env, args, kw, span):
         """The symbols the player tapped beyond a cost and has not used yet go to waste (the
@@ -1041,24 +1026,12 @@ class Runtime(BoardMixin, FightMixin):
                 return t
         return None
 
-    def _space_capacity(self, p):
-        pl = self.P(p)
-        board = self._board(p)
-        # a tile in the Domain, a card beside the Palace or on a Cortigiano space may grant spaces
-        held = self.tiles_of(p) + pl.get("outside", []) + [s["card"] for s in pl["court"] if s.get("card")]
-        extra = sum(self.item(x).get("cortigiano", 0) for x in held)
-        for tid, tr in self.rs.tracks.items():
-            pos = self.state["tracks"][tid]["pos"].get(p, 0)
-            extra += max([sp["cortigiano"] for sp in tr["spaces"][: pos + 1]] or [0])
-        base = (board["left"] + board["right"]) if board else 3
-        return min(board["max"] if board else 6, base + extra)
-
-    def capacity_changed(self, p):
-        """Run the pack's `update_cortigiano_spaces` for `p` (palace.rules), where the engine's
-        own card and tile moves change what a player is entitled to."""
-        proc = self.rs.procedures.get("update_cortigiano_spaces")
-        if proc is not None:
-            vm.run_now(self, *self.call(proc, {"player": p}, [p], {}))
+    def track_moved(self, p):
+        """Run the game's `on_track_move` block for side `p`, whose disc the engine has just
+        moved on a track (what a track position gives may have changed)."""
+        block = self.rs.game.get("on_track_move")
+        if block is not None:
+            vm.run_now(self, block, {"player": p})
 
     def v_advance(self, env, args, kw, span):
         track, n = args[0], int(args[1] if len(args) > 1 else 1)
@@ -1082,7 +1055,7 @@ class Runtime(BoardMixin, FightMixin):
         st["pos"][p] = new
         self.state["seq"] += 1
         st["seq"][p] = self.state["seq"]
-        self.capacity_changed(p)
+        self.track_moved(p)
         if new > old:
             sp = tr["spaces"][new]
             if sp["on_arrival"] is not None:

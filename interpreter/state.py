@@ -185,7 +185,7 @@ def _records(rs, st: dict, board, sides_: list, factions: list, setup_of: dict):
         if kind.name == GAME or not kind.store:
             continue
         records = st.setdefault(kind.store, {})
-        fields = [f for f in kind.fields.values() if not f.sparse and not f.home and not f.printed]
+        fields = [f for f in kind.fields.values() if not f.sparse and not f.home and not f.printed and not f.on_board]
         for x in _instances(rs, kind, board, sides_):
             rec = records.setdefault(x, {})
             for f in fields:
@@ -238,27 +238,16 @@ def _setup_value(t, v):
 def _record_list(rs, rtype: str, side) -> list:
     """The records a list field of a playing side starts with. The declarations with sub-blocks
     named after the record type lay them out: the side's own (same id), else the first, one
-    record with the record type's defaults per sub-block. A record type no declaration lays out
-    gets the edge layout of the side's declaration (`_edges`)."""
+    record with the record type's defaults per sub-block (its `@printed` fields are read from
+    the sub-block, never stored). A record type no declaration lays out starts empty: the
+    pack's `prepare` block fills it (the base game's Cortigiano spaces, phases.rules)."""
     rec = rs.world.records[rtype]
     layouts = [d for d in rs.pack.decls.values() if d.sub(rtype)]
     if not layouts:
-        return _edges(rs, side)
-    d = next((d for d in layouts if d.id == side), layouts[0])
-    fields = [f for f in rec.fields.values() if not f.sparse]
-    return [{f.key: copy.deepcopy(world_store.default_value(f)) for f in fields} for _ in d.sub(rtype)]
-
-
-def _edges(rs, side) -> list:
-    """Spaces on the two edges of a side's board, 3 on each: the first `left`/`right` of an edge
-    are printed (open), the others shaded (opened by the rules). Read from the Ruleset until the
-    pack can write the layout (world-model plan §2.6, `cortigiano_layout(self)`)."""
-    boards = rs.boards
-    b = boards.get(side) or next(iter(boards.values()), None)
-    if b is None:
         return []
-    return [{"side": edge, "open": i < b[edge], "shaded": i >= b[edge], "card": None, "exhausted": False}
-            for edge in ("left", "right") for i in range(3)]
+    d = next((d for d in layouts if d.id == side), layouts[0])
+    fields = [f for f in rec.fields.values() if not f.sparse and not f.on_board]
+    return [{f.key: copy.deepcopy(world_store.default_value(f)) for f in fields} for _ in d.sub(rtype)]
 
 
 def _game_fields(rs, st: dict):

@@ -35,12 +35,13 @@ class Slot:
     item: str = ""          # the record type of a list of records ('records') or of an index ('index')
     of_record: bool = False  # a field of a record of a list: `x` is a ref ("red.room2")
     printed: str = ""       # the map.yaml key it is read from (`@map`): printed, never stored
+    on_board: str = ""      # the key of the side's board it is read from (`@printed`), never stored
 
     @property
     def direct(self) -> bool:
         """Compiled as `rt.rec(store, x)[key]`: a plain field of a stored record."""
         return bool(self.store) and not self.sparse and not self.home and not self.printed \
-            and self.shape not in ("records", "index")
+            and not self.on_board and self.shape not in ("records", "index")
 
 
 def default_value(f):
@@ -80,7 +81,7 @@ def slot_of(kind, f, records=()) -> Slot:
         item = t.of.name if t.of is not None else ""
     return Slot(kind.name, kind.store, f.key, f.home, f.sparse, default_value(f), shape,
                 t.name if t.shape == "scalar" else "", f.minimum, t.checker(), item,
-                of_record=kind.name in records, printed=f.printed)
+                of_record=kind.name in records, printed=f.printed, on_board=f.on_board)
 
 
 # ------------------------------------------------------------------ records of a list
@@ -128,6 +129,18 @@ def parse_ref(rt, x):
     if rec is None or i >= len(rec[key]):
         return None
     return rec_type, owner, i, rec[key][i]
+
+
+def spelling(rs, x):
+    """(record type, owner, index, store, list key) a ref's text names, None when `x` is not
+    one (the record need not exist)."""
+    try:
+        return rs.ref_cache[x]
+    except KeyError:
+        where = rs.ref_cache[x] = _spelling(rs, x)
+        return where
+    except TypeError:
+        return None
 
 
 def _spelling(rs, x):
@@ -195,6 +208,8 @@ def get(rt, s: Slot, x):
         return None
     if s.printed:           # printed on the map: the instance's map.yaml entry (rulespec/board.py)
         return rt.board.field(x, s.printed, s.default)
+    if s.on_board:          # printed on the side's board (Ruleset.printed)
+        return rt.rs.printed(rt, s, x)
     if s.of_record:
         rec = _ref_record(rt, x, s.kind)
     elif s.store and type(x) is str:    # the common read: a stored record by its id
@@ -221,8 +236,8 @@ def put(rt, s: Slot, x, value):
     """`set x.F = value`: kept as the field's type keeps it (an int, a copy of a list...),
     clamped to its minimum; a sparse field of the record set to none is removed (a value in a
     home map, a `player_var`, keeps none as its value)."""
-    if s.printed:
-        raise vm.Abort(f"the {s.kind}'s {s.key} is printed on the map: no rule can change it")
+    if s.printed or s.on_board:
+        raise vm.Abort(f"the {s.kind}'s {s.key} is printed on the {'map' if s.printed else 'board'}: no rule can change it")
     rec = the_ref(rt, x, s.kind)[3] if s.of_record else record(rt, s.store, x, s.kind)
     if s.home:
         rec = rec[s.home]
@@ -254,8 +269,8 @@ def put_item(rt, s: Slot, x, key, value):
     """`set x.F[key] = value` on a `count by` or `map` field, changed in place so the other keys
     keep their order (the order of a record's keys is part of the stored state): a new key goes
     at the end; a count of 0 (or less) removes its key, as a count by is never kept at zero."""
-    if s.printed:
-        raise vm.Abort(f"the {s.kind}'s {s.key} is printed on the map: no rule can change it")
+    if s.printed or s.on_board:
+        raise vm.Abort(f"the {s.kind}'s {s.key} is printed on the {'map' if s.printed else 'board'}: no rule can change it")
     rec = the_ref(rt, x, s.kind)[3] if s.of_record else record(rt, s.store, x, s.kind)
     if s.home:
         rec = rec[s.home]
@@ -273,7 +288,7 @@ def put_item(rt, s: Slot, x, key, value):
 def new_record(rt, rtype: str, given: dict) -> dict:
     """A value of a `record` type, `R(f: v, ...)`: every declared field in declaration order (the
     stored key order), the given values, else each field's default."""
-    fields = rt.rs.world.records[rtype].fields.values()
+    fields = [f for f in rt.rs.world.records[rtype].fields.values() if not f.on_board]
     return {f.key: given[f.name] if f.name in given else copy.deepcopy(default_value(f)) for f in fields}
 
 

@@ -94,9 +94,9 @@ class Names:
                 d = rs.decls.get(("card", m["base"])) if m else None
             if d is not None and rs.static(d, "action"):
                 return rs.static(d, "action")
-        board = getattr(rs, "boards", {}).get(owner) or {}      # the printed places of its list
-        printed = board.get("places") or []
-        return printed[i].get("action") if i < len(printed) and isinstance(printed[i], dict) else None
+        board = getattr(rs, "boards", {}).get(owner)      # its board: the sub-blocks of its list
+        printed = board["decl"].sub(key[:-1]) if board else []
+        return rs.static(printed[i], "action") if i < len(printed) else None
 
     def label(self, state, name, cut: int = 0) -> str:
         """A name in a move, for a human: a Palace space by its number, the Action it holds

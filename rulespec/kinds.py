@@ -115,6 +115,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "round_name": F("str", doc="what the pack calls a round in accounts and score sheets (a Year, a Round, a Turn); Round when left out"),
         "tie_break": F("expr:number", doc="per player: higher wins ties on total score"),
         "on_phase_end": F("effect", doc="run at the end of every phase, after its `after:` block and before the end conditions of that moment are checked"),
+        "on_track_move": F("effect", doc="run each time the engine moves a side's disc on a track (`advance`, or a track that `measures` something following the board), `player` being that side: what a position on a track gives (the extra Cortigiano spaces of a Cities track space)"),
         "first_player": F("enum:choose|random|seat", doc="how the first player is chosen (choose: by the players, who give new_game the colours in seat order starting with the first player; random: drawn from the game's seeded RNG, the turn order then goes round the seats; left out: setup.yaml's first_player)"),
     }),
     _k("symbol", "a resource symbol printed on card and tile bottoms", {

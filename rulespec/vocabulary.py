@@ -73,14 +73,11 @@ FUNCTIONS: dict[str, Sig] = {
 }
 
 ATTRIBUTES: dict[str, dict[str, tuple[str, str]]] = {
-    "player": {
-        "cortigiano_spaces": ("number", "Cortigiano spaces the player is entitled to (printed + the `cortigiano` of their Domain tiles, cards beside the Palace or on a Cortigiano space, track spaces reached)"),
-        "extra_spaces": ("number", "extra (shaded) Cortigiano spaces the player is entitled to"),
-    },
-    "room": {
-        "action": ("action", "the Action card's action, else the printed one"),
-        "arrow_after": ("str?", "the Cortigiano edge ('left'/'right') whose arrow is passed leaving this Room"),
-    },
+    # every built-in attribute has left (issue 16): the pack's declared fields and method
+    # formulas give them (`player.cortigiano_spaces`, `room.action`: palace.rules); the types stay
+    # listed so that their attributes are looked up as before
+    "player": {},
+    "room": {},
 }
 
 # Verbs: statements that change the state. Each is one primitive implemented in Python.

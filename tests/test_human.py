@@ -38,13 +38,13 @@ def test_room_choices_show_the_action_they_hold(engine):
     # Red's Palace (palaces.yaml), or the Action card's `action` once a card is placed there
     while not any(mv.startswith("choose red.room") for _, mv, _ in s.legal()):
         s.play("1")
-    palace = engine.rs.boards["red"]["places"]
+    palace = [engine.rs.static(r, "action") for r in engine.rs.boards["red"]["decl"].sub("room")]
     for _, mv, label in s.legal():
         if mv.startswith("choose red.room"):
             i = int(mv.rsplit("room", 1)[1])
             rec = s.state["p"]["red"]["rooms"][i]
             action = (engine.rs.static(engine.rs.decls[("card", rec["card"])], "action") if rec["card"] else None) \
-                or palace[i]["action"]
+                or palace[i]
             assert label.startswith(f"{i + 1} {engine.pack.decls[('action', action)].title}"), (mv, label)
 
 

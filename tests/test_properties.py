@@ -377,7 +377,7 @@ class WarBot(RandomBot):
                     / (1 + rt.board.value(x) + sum(city["troops"].values())) ** 2
             elif city is not None and prompt == "Move a Troop from":
                 k *= 1 + 5 * city["troops"].get(me, 0) ** 2
-            elif ".room" in x and prompt.startswith("Room of your first") and rt.a_room_action(x) == "wage_war":
+            elif ".room" in x and prompt.startswith("Room of your first") and rt.formula("action", [x], {}, {}) == "wage_war":
                 k *= 20
             elif mv == "yes" and "Troop" in prompt:
                 k *= 20

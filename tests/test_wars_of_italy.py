@@ -203,12 +203,12 @@ def test_new_game_starting_position(engine):
     # 4 Cortigiano spaces each (the extra ones may be on either edge: all empty shaded spaces
     # stay usable until the extra spaces are filled)
     rt = engine.runtime(s)
-    assert [rt.a_player_cortigiano_spaces(p) for p in ("blue", "yellow")] == [4, 4]
+    assert [rt.formula("cortigiano_spaces", [p], {}, {}) for p in ("blue", "yellow")] == [4, 4]
     assert len(blue["unplaced"]) == 4 and len(yellow["unplaced"]) == 3
     # no Sponsor Room; one Room without printed Action
     rt = engine.runtime(s)
     for p in ("blue", "yellow"):
-        actions = [engine.rs.boards[p]["places"][i]["action"] for i in range(5)]
+        actions = [rt.formula("action", [f"{p}.room{i}"], {}, {}) for i in range(5)]
         assert sorted(actions) == ["annex", "empty_room", "govern", "scheme", "wage_war"]
     # titles for sale: Principality of Milan, Duchy of Naples, one Kingdom; no Cathedral
     tiles = set(s["supply"]["tiles"])

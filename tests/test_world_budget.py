@@ -53,11 +53,15 @@ import world_counts as wc
 # a card's or tile's other declared catalogue fields filled from catalogue.rules: 60, 57, 34; field_of's declaring kinds from the World: 60, 57, 33;
 # a stored record's `bonus:` is a payment source by its kind (Ruleset.bonuses), no _k_alliance: 60, 57, 23;
 # the list a payment taps first is the one the side's `marker` field indexes (Ruleset.marked_list): 60, 57, 20
-BUDGET = 60            # built-in names: globals + functions + attributes + verbs. Target: <= 60
-METHODS = 57           # Runtime g_/f_/a_/v_ methods implementing them (shrinks with BUDGET)
-NOUNS = 20              # tier-1 nouns in interpreter/ identifiers and strings. Target: 0
+# nouns3: a side's board is the declaration that lays out its records, `@printed` fields read it;
+# room.action, player.cortigiano_spaces/extra_spaces are pack formulas, the Cortigiano spaces laid
+# out by the pack's `prepare`, the game's `on_track_move` block, the payment label prefix and the
+# blocking pieces of a paying record from the World: 56, 53, 1
+BUDGET = 56            # built-in names: globals + functions + attributes + verbs. Target: <= 60
+METHODS = 53           # Runtime g_/f_/a_/v_ methods implementing them (shrinks with BUDGET)
+NOUNS = 1               # tier-1 nouns in interpreter/ identifiers and strings. Target: 0
 NOUNS_PER_FILE = {      # the same, per file: a file not listed may have none
-    "runtime.py": 8, "palace.py": 4, "state.py": 1, "ruleset.py": 7,
+    "state.py": 1,
 }
 FINAL_BUDGET, FINAL_NOUNS = 60, 0     # issue 16's acceptance criterion
 
@@ -72,7 +76,7 @@ def test_builtin_names_do_not_grow():
     names = wc.builtin_names()
     total = wc.builtin_total(names)
     assert total <= BUDGET, _lower_hint("BUDGET", total, BUDGET) + "\n" + wc.report().splitlines()[1]
-    assert FINAL_BUDGET <= BUDGET
+    assert BUDGET <= FINAL_BUDGET       # the target is reached (nouns3): the ratchet keeps it there
 
 
 def test_runtime_methods_do_not_grow():
