@@ -31,9 +31,20 @@ from . import sides, tracks, vm, world_store
 
 
 FORMAT = 1
-# the stores every state has, in this order (the Runtime reads them whatever the pack declares;
-# a kind the pack declares with a store of its own gets it after these)
-_STORES = ("p", "cities", "alliances", "tracks", "supply")
+# the stores every state has (the Runtime reads them whatever the pack declares): the sides',
+# the map's things', then those of the kinds whose instances are the catalogue's declarations
+# (`stores`), the tracks', the game's zones'; a kind the pack declares with another store of its
+# own gets it after these
+_STORES = ("p", "cities", "tracks", "supply")
+
+
+def stores(rs) -> tuple:
+    """The stores every state of the pack has, in their stored order: the sides' and the map's
+    things' first, then those of the kinds whose instances are the catalogue's declarations
+    (the base game's Alliances), in the World's order, then the tracks' and the game's zones'."""
+    listed = [k.store for k in rs.world.kinds.values() if k.store and k.instances == "catalogue"
+              and k.store not in _STORES]
+    return _STORES[:2] + tuple(dict.fromkeys(listed)) + _STORES[2:]
 
 
 def card_ids(type_id: str, copies: int) -> list:
@@ -82,7 +93,7 @@ def initial_state(rs, colours: list, seed: int, options: dict | None = None, cou
         # stacking order on tracks: a disc that moves gets the next number (on top of the
         # discs already there); the starting stacks use 1..n, so the counter starts at n
         "seq": len(colours),
-        **{store: {} for store in _STORES},
+        **{store: {} for store in stores(rs)},
         "vm": {"frames": [], "pending": None}, "vars": {},
     }
     for tr in rs.tracks:
@@ -306,7 +317,7 @@ def state_problem(state, rs=None, deep: bool = False) -> str:
             return "a decision is pending but no rule is running"
     if not deep:
         return ""
-    for key in _STORES[1:] + tuple(k.store for k in rs.world.kinds.values() if k.store and k.store not in _STORES):
+    for key in stores(rs)[1:] + tuple(k.store for k in rs.world.kinds.values() if k.store and k.store not in _STORES):
         if not isinstance(state.get(key), dict):
             return f"'{key}' must be a mapping"
     blocks = rs.program.blocks if rs is not None else None
