@@ -443,20 +443,23 @@ class Ruleset:
         return [(k.name, k.store) for k in self.world.kinds.values() if k.store and k.name not in (SIDE, GAME)]
 
     @cached_property
-    def marked_list(self) -> str:
-        """The stored key of the side's list of records its `marker` field indexes (`field
-        marker: index of L on side`: the record whose symbols a payment taps first), '' if none."""
+    def _marked_field(self):
+        """The side's list field its `marker` field indexes (`field marker: index of L on side`:
+        the record whose symbols a payment taps first), None if none."""
         side = self.world.kinds[SIDE]
         f = side.fields.get("marker")
-        lst = side.fields.get(f.type.name) if f is not None else None
+        return side.fields.get(f.type.name) if f is not None else None
+
+    @cached_property
+    def marked_list(self) -> str:
+        """The stored key of the side's list its `marker` field indexes, '' if none."""
+        lst = self._marked_field
         return lst.key if lst is not None else ""
 
     @cached_property
     def marked_record(self) -> str:
         """The record type of the side's list its `marker` field indexes, '' if none."""
-        side = self.world.kinds[SIDE]
-        f = side.fields.get("marker")
-        lst = side.fields.get(f.type.name) if f is not None else None
+        lst = self._marked_field
         return lst.type.of.name if lst is not None and lst.type.of is not None else ""
 
     @cached_property

@@ -122,8 +122,7 @@ def _gap(engine, evaluation, state, me, finish: float = 0.0) -> float:
     or not)."""
     if engine.is_over(state):
         return 1000.0 if me in engine.winners(state) else -1000.0
-    vals = values(engine, evaluation, state, finish)
-    return vals[me] - max((v for p, v in vals.items() if p != me), default=0.0)
+    return gaps(engine, evaluation, state, finish)[me]
 
 
 def _rest_of_turn(engine, st, rng, me, limit: int = 60):

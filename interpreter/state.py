@@ -317,7 +317,8 @@ def state_problem(state, rs=None, deep: bool = False) -> str:
             return "a decision is pending but no rule is running"
     if not deep:
         return ""
-    for key in stores(rs)[1:] + tuple(k.store for k in rs.world.kinds.values() if k.store and k.store not in _STORES):
+    listed = stores(rs)
+    for key in listed[1:] + tuple(k.store for k in rs.world.kinds.values() if k.store and k.store not in listed):
         if not isinstance(state.get(key), dict):
             return f"'{key}' must be a mapping"
     blocks = rs.program.blocks if rs is not None else None

@@ -232,12 +232,18 @@ def get(rt, s: Slot, x):
     return v
 
 
+def _refuse_printed(s: Slot):
+    """A field printed on the map (`@map`) or on the side's board (`@printed`) is never stored:
+    setting it is an illegal move, with the reason."""
+    if s.printed or s.on_board:
+        raise vm.Abort(f"the {s.kind}'s {s.key} is printed on the {'map' if s.printed else 'board'}: no rule can change it")
+
+
 def put(rt, s: Slot, x, value):
     """`set x.F = value`: kept as the field's type keeps it (an int, a copy of a list...),
     clamped to its minimum; a sparse field of the record set to none is removed (a value in a
     home map, a `player_var`, keeps none as its value)."""
-    if s.printed or s.on_board:
-        raise vm.Abort(f"the {s.kind}'s {s.key} is printed on the {'map' if s.printed else 'board'}: no rule can change it")
+    _refuse_printed(s)
     rec = the_ref(rt, x, s.kind)[3] if s.of_record else record(rt, s.store, x, s.kind)
     if s.home:
         rec = rec[s.home]
@@ -269,8 +275,7 @@ def put_item(rt, s: Slot, x, key, value):
     """`set x.F[key] = value` on a `count by` or `map` field, changed in place so the other keys
     keep their order (the order of a record's keys is part of the stored state): a new key goes
     at the end; a count of 0 (or less) removes its key, as a count by is never kept at zero."""
-    if s.printed or s.on_board:
-        raise vm.Abort(f"the {s.kind}'s {s.key} is printed on the {'map' if s.printed else 'board'}: no rule can change it")
+    _refuse_printed(s)
     rec = the_ref(rt, x, s.kind)[3] if s.of_record else record(rt, s.store, x, s.kind)
     if s.home:
         rec = rec[s.home]

@@ -221,7 +221,7 @@ LANGUAGE_1_NAMES = {
 @dataclass(frozen=True)
 class CallRewrite:
     """A call of a language-1 built-in that language 2 writes with its own words: where the
-    checker finds `name(...)` unknown, the call's text becomes `build(args)`. `matches` and
+    checker finds `name(...)` unknown, the call's text becomes `build(*args)` (when it has `arity` arguments). `matches` and
     `writes` say it for people (docs/language.md, "Language versions"), `why` says why."""
     source: int
     target: int
@@ -229,7 +229,9 @@ class CallRewrite:
     matches: str
     writes: str
     why: str
-    build: Callable[[list], str | None]     # the arguments' texts -> the new text (None: cannot)
+    build: Callable[..., str]       # the arguments' texts -> the new text
+    arity: int                      # how many arguments the call must have to be rewritten
+    table_first: bool = False       # only when the first argument names a table the chain declares
 
 
 def _atom(text: str) -> str:
@@ -238,24 +240,20 @@ def _atom(text: str) -> str:
     return text if re.fullmatch(r"[\w.]+(\(.*\)|\[.*\])?", text, re.S) else f"({text})"
 
 
-def _args(n: int, make):
-    return lambda a: make(*a) if len(a) == n else None
-
-
 _GRAPH = "the map's graph is asked with `neighbours`, `distance` and `reachable` `via:` kinds of edge"
 CALL_REWRITES = [
     CallRewrite(1, 2, "lookup", "lookup(TABLE, KEY)", "TABLE(KEY)",
-                "a table is read by calling it with the row's key", _args(2, lambda t, k: f"{t}({k})")),
+                "a table is read by calling it with the row's key", lambda t, k: f"{t}({k})", 2, table_first=True),
     CallRewrite(1, 2, "road_neighbours", "road_neighbours(C)", "neighbours(C, via: road)", _GRAPH,
-                _args(1, lambda c: f"neighbours({c}, via: road)")),
+                lambda c: f"neighbours({c}, via: road)", 1),
     CallRewrite(1, 2, "road_distance", "road_distance(A, B)", "distance(A, B, via: road)", _GRAPH,
-                _args(2, lambda a, b: f"distance({a}, {b}, via: road)")),
+                lambda a, b: f"distance({a}, {b}, via: road)", 2),
     CallRewrite(1, 2, "adjacent_by_road", "adjacent_by_road(A, B)", "(B in neighbours(A, via: road))", _GRAPH,
-                _args(2, lambda a, b: f"({_atom(b)} in neighbours({a}, via: road))")),
+                lambda a, b: f"({_atom(b)} in neighbours({a}, via: road))", 2),
     CallRewrite(1, 2, "seas_of", "seas_of(C)", "neighbours(C, via: coast)", _GRAPH,
-                _args(1, lambda c: f"neighbours({c}, via: coast)")),
+                lambda c: f"neighbours({c}, via: coast)", 1),
     CallRewrite(1, 2, "is_port", "is_port(C)", "(count(neighbours(C, via: coast)) > 0)", _GRAPH,
-                _args(1, lambda c: f"(count(neighbours({c}, via: coast)) > 0)")),
+                lambda c: f"(count(neighbours({c}, via: coast)) > 0)", 1),
 ]
 
 # What to write instead of a language-1 name that neither a rewrite nor the base pack covers.
@@ -394,9 +392,9 @@ def _rewrite_1_to_2(m: Migration) -> None:
             node = next((n for n in A.walk(src.module) if isinstance(n, A.Call) and isinstance(n.func, A.Name)
                          and n.func.id == name and (n.func.span.line, n.func.span.column) == (d.span.line, d.span.column)),
                         None)
-        if node is not None and not node.kwargs and rewrite.build(["x"] * len(node.args)) is not None \
-                and _table_call_ok(m, rewrite, node):
-            src.edits[id(node)] = (node, lambda s, n=node, r=rewrite: r.build([s.emit(a) for a in n.args]))
+        if node is not None and not node.kwargs and len(node.args) == rewrite.arity \
+                and (not rewrite.table_first or _names_a_table(m, node.args[0])):
+            src.edits[id(node)] = (node, lambda s, n=node, r=rewrite: r.build(*[s.emit(a) for a in n.args]))
             continue
         m.cannot(Diagnostic("RS107" if what in ("function", "verb") else "RS105",
                             f"cannot migrate: '{name}' ({'an attribute' if what == 'attribute' else 'a ' + what} "
@@ -406,12 +404,9 @@ def _rewrite_1_to_2(m: Migration) -> None:
         m.write(rel, src.rewritten())
 
 
-def _table_call_ok(m: Migration, rewrite: CallRewrite, node) -> bool:
+def _names_a_table(m: Migration, arg) -> bool:
     """`lookup(T, k)` becomes `T(k)` only when T is a table the chain declares."""
-    if rewrite.name != "lookup":
-        return True
-    first = node.args[0] if node.args else None
-    return isinstance(first, A.Name) and ("table", first.id) in m.pack.decls
+    return isinstance(arg, A.Name) and ("table", arg.id) in m.pack.decls
 
 
 REWRITES.append(Rewrite(1, 2, _rewrite_1_to_2,
