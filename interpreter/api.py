@@ -62,6 +62,10 @@ class Engine:
         # the moves tried by the last legal_moves: (the state as marshal bytes, {move: (the
         # state after it, its events)}), for apply to adopt instead of running the move again
         self._tried = None
+        # (state, its pending decision) that legal_moves checked last: apply of a move on that
+        # very state, still at that decision, does not check its shape again (a damaged state
+        # that fails inside apply is still refused as RS404: _bad_state)
+        self._checked = None
 
     def playable(self):
         """RS301 unless the pack can be played: a setup and a `game` with a `round` (a pack
@@ -196,7 +200,16 @@ class Engine:
             raise
 
     def legal_moves(self, state) -> list:
-        return self._guarded(self._legal_moves, state)
+        moves = self._guarded(self._legal_moves, state)
+        self._checked = (state, state["vm"]["pending"])
+        return moves
+
+    def _checked_just_now(self, state) -> bool:
+        c = self._checked
+        if c is None or c[0] is not state or c[1] is None:
+            return False
+        vm = state.get("vm")
+        return type(vm) is dict and vm.get("pending") is c[1]
 
     def _bad_state(self, state, e):
         """After an unexpected exception: RS404 if the state is damaged deeper than
@@ -261,7 +274,9 @@ class Engine:
         transactional=False changes the given state itself instead of a copy (a third faster):
         for callers that never look at the old state again, such as a replay or a bot's game
         (play_game), which give up on the first refused move (the state is then half-changed)."""
-        self.check_state(state)
+        if not self._checked_just_now(state):
+            self.check_state(state)
+        self._checked = None
         pending = state["vm"]["pending"]
         if state.get("over") or pending is None:
             raise IllegalMove(move, "the game is over")

@@ -334,10 +334,7 @@ class Runtime(BoardMixin, FightMixin):
             return got[3]
         if ref.startswith("space:"):
             if not create:
-                try:
-                    return tracks.spot(self, ref, {}, False)
-                except Abort:
-                    return None
+                return tracks.stored_spot(self, ref)
             return tracks.spot(self, ref, {}, True)
         return None
 

@@ -74,6 +74,15 @@ def spot(rt, ref: str, blank: dict, create: bool) -> dict:
     return rt.state["tracks"][track].setdefault("spots", {}).setdefault(n, dict(blank))
 
 
+def stored_spot(rt, ref: str):
+    """What is stored for track space `ref` (`spot`'s record once something stood there), else
+    None: a read of any space, spot or not, without raising (most spaces are not spots)."""
+    _, track, n = (ref.split(":") + ["", ""])[:3]
+    tr = rt.state["tracks"].get(track) if track in rt.rs.tracks else None
+    spots = tr.get("spots") if type(tr) is dict else None
+    return spots.get(n) if spots else None
+
+
 def move_along(rt, track: str, n: int, marker, span=None):
     """Move `marker` n spaces along `track` (back when n < 0), stopping at the first and last
     space. Returns the space it reached when it changed space, else None."""

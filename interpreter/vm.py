@@ -89,7 +89,15 @@ def run(rt, floor: int = 0):
             returned = fr.pop("returned") if "returned" in fr else False
             op = ins[0]
             if changes[op]:
-                rt.memo = None
+                if op in _READS_FIRST:
+                    # a `set` or a call reads its expressions before it changes anything: in the
+                    # read-only window of the reading instructions before it; x_set and x_call
+                    # close the window before the change
+                    player, action = env.get("player"), env.get("action")
+                    if rt.memo is None or player != memo_player or action != memo_action:
+                        rt.memo, memo_player, memo_action = {}, player, action
+                else:
+                    rt.memo = None
                 r = execs[op](rt, fr, ins, returned)
                 rt.memo = None
             else:
@@ -152,6 +160,7 @@ def x_set(rt, fr, ins, returned):
     _, sp, obj, otype, name, val = ins
     value = val(rt, fr["env"])
     if otype == "var":
+        rt.memo = None
         # locals are copied into child frames: update every copy down to the procedure's frame
         for f in reversed(rt.state["vm"]["frames"]):
             if name in f["env"]:
@@ -161,9 +170,13 @@ def x_set(rt, fr, ins, returned):
     elif otype == "index":            # `set x.F[key] = v`: name is (type of x, F, key)
         t, field, key = name
         env = fr["env"]
-        rt.set_item(t, obj(rt, env), field, key(rt, env), value, sp)
+        target, k = obj(rt, env), key(rt, env)
+        rt.memo = None          # (run: the window closes before the change)
+        rt.set_item(t, target, field, k, value, sp)
     else:
-        rt.set_attr(otype, obj(rt, fr["env"]), name, value, sp)
+        target = obj(rt, fr["env"])
+        rt.memo = None
+        rt.set_attr(otype, target, name, value, sp)
     fr["pc"] += 1
 
 
@@ -348,7 +361,9 @@ def x_call(rt, fr, ins, returned):
         _next(fr)
         return
     env = fr["env"]
-    result = rt.verb(verb, env, [a(rt, env) for a in args], {k: f(rt, env) for k, f in kw.items()}, sp)
+    values, kwargs = [a(rt, env) for a in args], {k: f(rt, env) for k, f in kw.items()}
+    rt.memo = None          # (run: the window closes before the change)
+    result = rt.verb(verb, env, values, kwargs, sp)
     if result is not None:        # the verb runs rules of its own: (block, env)
         fr["k"] = 1
         push(rt, result[0], result[1], scope=True)
@@ -438,6 +453,7 @@ _EXEC = [_EXEC[op] for op in range(len(_EXEC))]     # opcodes are 0..14: a list 
 # the instructions that may change the game (not only the running frames): the read-only window
 # shared by the others (see run) is closed before and after each of them
 _CHANGES = [op in (C.SET, C.PAY, C.CALL, C.BREAK, C.ROLL, C.RANDOM, C.SHUFFLE) for op in range(len(_EXEC))]
+_READS_FIRST = (C.SET, C.CALL)      # changing instructions that evaluate all their expressions first
 
 
 def _where(sp: Span) -> str:
