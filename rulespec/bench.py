@@ -18,6 +18,7 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -178,9 +179,28 @@ def against(spec: dict, rev: str, rounds: int = 2) -> dict:
     a, b = (summarise(_merge(runs[k]), calibration, spec["bot"]) for k in ("a", "b"))
     same = [s for s, h in a["move_hashes"].items() if b["move_hashes"].get(s) == h]
     differ = [s for s in a["move_hashes"] if s not in same]
+    per_round = sorted(_rate(ra["games"]) / max(_rate(rb["games"]), 1e-9) for ra, rb in zip(runs["a"], runs["b"]))
     return {"this": a, "against": b, "rev": rev, "commit": commit, "rounds": rounds,
             "ratio": round(a["decisions_per_s"] / max(b["decisions_per_s"], 1e-9), 3),
+            "round_ratios": [round(x, 3) for x in per_round],
+            "median_ratio": round(statistics.median(per_round), 3),
+            "best_ratio": round(_rate(_least(runs["a"])) / max(_rate(_least(runs["b"])), 1e-9), 3),
             "same_games": same, "different_games": differ}
+
+
+def _rate(games: list) -> float:
+    return sum(g["decisions"] for g in games) / (sum(g["cpu_s"] for g in games) or 1e-9)
+
+
+def _least(runs: list) -> list:
+    """Each game at the least CPU time any round took for it: other programs on the machine only
+    ever add time, so the least of several rounds is the steadiest estimate of a game's cost."""
+    best = {}
+    for r in runs:
+        for g in r["games"]:
+            if g["seed"] not in best or g["cpu_s"] < best[g["seed"]]["cpu_s"]:
+                best[g["seed"]] = g
+    return list(best.values())
 
 
 def against_text(r: dict) -> str:
@@ -189,6 +209,10 @@ def against_text(r: dict) -> str:
              f"{r['rev']} ({r['commit'][:12]}): {text(b)}",
              f"{r['rounds']} rounds each, interleaved (this, {r['rev']}, this, ...)",
              f"ratio: this checkout plays {r['ratio']:.3f}x the decisions per CPU second of {r['rev']}"]
+    if r.get("round_ratios") and len(r["round_ratios"]) > 1:
+        lines.append(f"round by round: median {r['median_ratio']:.3f}x (from {r['round_ratios'][0]:.3f}x to "
+                     f"{r['round_ratios'][-1]:.3f}x); each game at its least CPU time of the {r['rounds']} rounds: "
+                     f"{r['best_ratio']:.3f}x (the steadiest on a loaded machine)")
     n = len(a["move_hashes"])
     if not r["different_games"]:
         lines.append(f"the games are the same move for move ({n}/{n} seeds: same sha256 of the moves)")

@@ -90,6 +90,27 @@ def test_against_says_which_games_differ(monkeypatch):
     assert "differ on seeds 1" in bench.against_text(r)
 
 
+def test_against_reports_round_ratios_and_the_least_time_of_each_game(monkeypatch):
+    """Round by round ratios, their median, and the ratio of each game's least CPU time over the
+    rounds: a round slowed down by other programs does not move the best ratio."""
+    cpu = {"a": iter([1.0, 4.0, 1.2]), "b": iter([2.0, 2.0, 2.2])}       # A's 2nd round was disturbed
+
+    def fake_measure(checkout, spec, env):
+        side = "a" if checkout == bench.PROJECT else "b"
+        t = next(cpu[side])
+        games = [{"seed": s, "cpu_s": t, "wall_s": t, "decisions": 100, "year": 10, "ended_by_rules": True,
+                  "moves_sha256": str(s)} for s in spec["seeds"]]
+        return {"pack": "p", "players": 3, "load_cpu_s": 0.1, "compile_cpu_s": 0.01, "games": games}
+    monkeypatch.setattr(bench, "_measure_in", fake_measure)
+    monkeypatch.setattr(bench, "_checkout", lambda rev, into: "f" * 40)
+    r = bench.against(bench.spec_of("p", 3, 2, 0, "random", []), "old", rounds=3)
+    assert r["round_ratios"] == [0.5, pytest.approx(1.833, abs=1e-3), 2.0]
+    assert r["median_ratio"] == pytest.approx(1.833, abs=1e-3)
+    assert r["best_ratio"] == 2.0               # 1.0 s against 2.0 s for every game
+    assert r["ratio"] == pytest.approx(1.0, rel=1e-3)       # the totals: 12.4 s CPU on each side
+    assert "median 1.833x" in bench.against_text(r) and "2.000x" in bench.against_text(r)
+
+
 def test_the_worker_loads_with_an_old_one_argument_load_pack():
     """Revisions before the pack search path (f4f46f1) have `load_pack(ref)`: the worker calls
     it with the reference alone, and today's `load_pack(ref, search_path)` with both."""
