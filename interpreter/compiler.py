@@ -284,8 +284,8 @@ class Compiler:
         if slot is not None:
             # a field the pack declares: read from the record (rt.rec: Abort on a bad id)
             o = self._tmp()
-            if slot.printed:        # printed on the map (`@map`): the instance's map.yaml entry
-                read = f"rt.board.field({o}, {slot.printed!r}, {self._literal(slot.default)})"
+            if slot.on_map:         # printed on the map (`@map`): the instance's map.yaml entry
+                read = f"rt.board.field({o}, {slot.on_map!r}, {self._literal(slot.default)})"
             elif slot.on_board:     # printed on the side's board (`@printed`): Ruleset.printed
                 read = f"rt.rs.printed(rt, {self._const(slot)}, {o})"
             elif slot.direct and not DIRECT_RECORDS:

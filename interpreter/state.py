@@ -196,7 +196,7 @@ def _records(rs, st: dict, board, sides_: list, factions: list, setup_of: dict):
         if kind.name == GAME or not kind.store:
             continue
         records = st.setdefault(kind.store, {})
-        fields = [f for f in kind.fields.values() if not f.sparse and not f.home and not f.printed and not f.on_board]
+        fields = [f for f in kind.fields.values() if not f.sparse and not f.home and not f.on_map and not f.on_board]
         for x in _instances(rs, kind, board, sides_):
             rec = records.setdefault(x, {})
             for f in fields:

@@ -34,13 +34,13 @@ class Slot:
     checker_type: str       # the checker's type of its values
     item: str = ""          # the record type of a list of records ('records') or of an index ('index')
     of_record: bool = False  # a field of a record of a list: `x` is a ref ("red.room2")
-    printed: str = ""       # the map.yaml key it is read from (`@map`): printed, never stored
+    on_map: str = ""        # the map.yaml key it is read from (`@map`): printed, never stored
     on_board: str = ""      # the key of the side's board it is read from (`@printed`), never stored
 
     @property
     def direct(self) -> bool:
         """Compiled as `rt.rec(store, x)[key]`: a plain field of a stored record."""
-        return bool(self.store) and not self.sparse and not self.home and not self.printed \
+        return bool(self.store) and not self.sparse and not self.home and not self.on_map \
             and not self.on_board and self.shape not in ("records", "index")
 
 
@@ -81,7 +81,7 @@ def slot_of(kind, f, records=()) -> Slot:
         item = t.of.name if t.of is not None else ""
     return Slot(kind.name, kind.store, f.key, f.home, f.sparse, default_value(f), shape,
                 t.name if t.shape == "scalar" else "", f.minimum, t.checker(), item,
-                of_record=kind.name in records, printed=f.printed, on_board=f.on_board)
+                of_record=kind.name in records, on_map=f.on_map, on_board=f.on_board)
 
 
 # ------------------------------------------------------------------ records of a list
@@ -206,8 +206,8 @@ def record(rt, store: str, x, kind: str = "") -> dict:
 def get(rt, s: Slot, x):
     if x is None:
         return None
-    if s.printed:           # printed on the map: the instance's map.yaml entry (rulespec/board.py)
-        return rt.board.field(x, s.printed, s.default)
+    if s.on_map:            # printed on the map: the instance's map.yaml entry (rulespec/board.py)
+        return rt.board.field(x, s.on_map, s.default)
     if s.on_board:          # printed on the side's board (Ruleset.printed)
         return rt.rs.printed(rt, s, x)
     if s.of_record:
@@ -235,8 +235,8 @@ def get(rt, s: Slot, x):
 def _refuse_printed(s: Slot):
     """A field printed on the map (`@map`) or on the side's board (`@printed`) is never stored:
     setting it is an illegal move, with the reason."""
-    if s.printed or s.on_board:
-        raise vm.Abort(f"the {s.kind}'s {s.key} is printed on the {'map' if s.printed else 'board'}: no rule can change it")
+    if s.on_map or s.on_board:
+        raise vm.Abort(f"the {s.kind}'s {s.key} is printed on the {'map' if s.on_map else 'board'}: no rule can change it")
 
 
 def put(rt, s: Slot, x, value):

@@ -96,7 +96,7 @@ class FieldDef:
     decl: object = None
     holds: bool = False         # `@holds`: a holder field of a record: the one place of the thing it names
     entry: bool = False         # `@entry`: a record field that belongs to the thing held (reset when it moves)
-    printed: str = ""           # `@map` / `@map("k")`: read from the instance's map.yaml entry, never stored
+    on_map: str = ""            # `@map` / `@map("k")`: read from the instance's map.yaml entry, never stored
     # `@printed` / `@printed("k")`: printed on the side's board: read from the declaration that
     # lays out the side's records (a side's field: that declaration's `k`; a field of a record of
     # a side's list: the `k` of the declaration's sub-block at the record's index), never stored
@@ -468,7 +468,7 @@ class _Builder:
                         sparse=bool(_plain(d, "sparse", False)), minimum=minimum,
                         setup=str(_plain(d, "setup") or ""), doc=d.title, decl=d,
                         holds=_flag(d, "holds"), entry=_flag(d, "entry"),
-                        printed=str(_plain(d, "map") or name) if _flag(d, "map") else "",
+                        on_map=str(_plain(d, "map") or name) if _flag(d, "map") else "",
                         on_board=str(_plain(d, "printed") or name) if _flag(d, "printed") else "")
 
     def _mark_enums(self, ft: FieldType | None):

@@ -30,7 +30,7 @@ def state(request):
 def _stored(kind):
     """The keys a record keeps: not a sparse field, nor one printed on the map (`@map`) or on
     the side's board (`@printed`)."""
-    return [f.key for f in kind.fields.values() if not f.sparse and not f.printed and not f.on_board]
+    return [f.key for f in kind.fields.values() if not f.sparse and not f.on_map and not f.on_board]
 
 
 def test_declared_fields_are_the_stored_keys_in_order(base, state):
