@@ -79,6 +79,34 @@ def _mod(a, b, span=None):
     return a % b
 
 
+_CODE: dict = {}        # (source, file name, mode) -> Python code object
+
+
+def remember_code(codes: dict):
+    """Add code objects compiled before (interpreter/codecache.py) to those of this process."""
+    if len(_CODE) + len(codes) > 200_000:
+        _CODE.clear()
+    _CODE.update(codes)
+
+
+def _python_code(code: str, filename: str, mode: str, used: dict):
+    """Python's compile() of generated source, remembered per process: building the same pack
+    again (a test's engines, a validator's, an overlay's shared rules) generates the same
+    sources, and compile() was two thirds of an engine's build. `used` receives what this
+    build used; it says whether anything was compiled anew (None) or found."""
+    key = (code, filename, mode)
+    got = _CODE.get(key)
+    if got is None:
+        if len(_CODE) > 200_000:
+            _CODE.clear()
+        with warnings.catch_warnings():     # Python's remarks on odd rules are not the designer's
+            warnings.simplefilter("ignore", SyntaxWarning)
+            got = _CODE[key] = compile(code, filename, mode)
+        used[None] = True
+    used[key] = got
+    return got
+
+
 def _index(o, i):
     try:
         return o[i]
@@ -114,6 +142,10 @@ class Compiler:
         self.world = world                  # rulespec.world.World: zones for `move`, zones read by name
         self.methods = methods or {}        # (type, name) -> type of a method formula read x.name
         self.bare = bare or {}              # formulas without parameters (a bare name calls them) -> type
+        self._iterating: dict = {}          # formula -> whether its body builds a list (_iterates)
+        # the code objects this build used ((source, file, mode) -> code); None -> True when
+        # one was compiled anew (interpreter/codecache.py keeps them for the next process)
+        self.codes: dict = {}
         # (type, field) -> where a field the pack declares is stored (Ruleset.slot), or None
         self.slots = slots or (lambda t, name: None)
         self.literals = literals or {}     # formula id -> its plain value, as prompts show it
@@ -162,14 +194,10 @@ class Compiler:
         return self.expr(e, scope)[0]
 
     def _compile(self, code: str):
-        with warnings.catch_warnings():     # Python's remarks on odd rules are not the designer's
-            warnings.simplefilter("ignore", SyntaxWarning)
-            return eval(compile(code, "<rulespec expression>", "eval"), self._ns)
+        return eval(_python_code(code, "<rulespec expression>", "eval", self.codes), self._ns)
 
     def _exec(self, code: str, what: str):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SyntaxWarning)
-            exec(compile(code, f"<rulespec {what}>", "exec"), self._ns)
+        exec(_python_code(code, f"<rulespec {what}>", "exec", self.codes), self._ns)
 
     def _const(self, value) -> str:
         """A name for a constant of the generated code (any Python value, shared, not copied)."""
@@ -388,10 +416,14 @@ class Compiler:
 
     def _iterates(self, name) -> bool:
         """Whether a formula's body builds a list (a comprehension): worth remembering."""
-        d = self.formula_decls.get(name)
-        fv = d.fields.get("value") if d is not None else None
-        body = fv.value if fv is not None else None
-        return isinstance(body, A.Expr) and any(isinstance(n, A.Comprehension) for n in A.walk(body))
+        got = self._iterating.get(name)
+        if got is None:
+            d = self.formula_decls.get(name)
+            fv = d.fields.get("value") if d is not None else None
+            body = fv.value if fv is not None else None
+            got = self._iterating[name] = isinstance(body, A.Expr) and \
+                any(isinstance(n, A.Comprehension) for n in A.walk(body))
+        return got
 
     def _inline(self, name, args: list, env: str):
         """A call of a small formula compiled in place (its body with its parameters bound to

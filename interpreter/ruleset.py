@@ -18,7 +18,7 @@ from rulespec.pack import Decl, Pack
 from rulespec.prompts import literal_values
 from rulespec.world import GAME, SIDE
 
-from . import costs, world_store
+from . import codecache, costs, world_store
 from .compiler import Compiler, Program
 
 
@@ -117,6 +117,7 @@ class Ruleset:
         names = dict(checker.names)
         rs = cls(pack, Program(), names, world=checker.world)
         rs.method_types = checker.method_types()      # (type, name) of method formulas, for rt.attr
+        codecache.warm(pack)                # the code compiled for this pack by an earlier process
         rs.comp = Compiler(names, rs.program, literal_values(pack), slots=rs.slot,
                            methods=rs.method_types, bare=checker.bare_formulas(), world=checker.world)
         rs.comp.records = checker.world.records
@@ -136,6 +137,8 @@ class Ruleset:
                 if d.kind in stored:
                     rs._bonus_of(d)
             rs._setup_rules()
+        if rs.comp.codes.pop(None, False):
+            codecache.store(pack, rs.comp.codes)
         return rs
 
     def _setup_rules(self):

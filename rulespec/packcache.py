@@ -192,13 +192,14 @@ def store(directory: Path, key: str, value, deps: list, search: list, with_bases
     header = {"key": key, "digest": hashlib.sha256(payload).hexdigest(), "deps": prints,
               "visible": visible_packs(search) if with_bases else None}
     blob = MAGIC + json.dumps(header).encode() + b"\n" + payload
-    if not _write_atomic(directory / f"{key[:40]}.pack", blob):
+    if not write_atomic(directory / f"{key[:40]}.pack", blob):
         return False
     prune(directory)
     return True
 
 
-def _write_atomic(path: Path, blob: bytes) -> bool:
+def write_atomic(path: Path, blob: bytes) -> bool:
+    """Write `blob` to a temporary file renamed into place (readers never see half a file)."""
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".pack")
     except OSError:
