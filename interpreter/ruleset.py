@@ -109,6 +109,7 @@ class Ruleset:
     attr_routes: dict = field(default_factory=dict)    # (Runtime class, type, name) -> Runtime.attr's route
     owner_slots: list | None = None     # [(store, owner field's slot)] of the kinds that declare `owner:` (Runtime.f_owner_of)
     static_attrs: dict = field(default_factory=dict)   # (instance, field) -> a plain catalogue value (Runtime.attr)
+    space_blocks: dict = field(default_factory=dict)   # "space:TRACK:N" -> its declared block, or None (Runtime.space_field)
 
     # ------------------------------------------------------------ building
     @classmethod

@@ -600,17 +600,26 @@ class Runtime(BoardMixin, FightMixin):
     def f_space(self, track, n):
         return f"space:{track}:{int(n)}"
 
+    def _space_block(self, ref):
+        """The declared block of track space `ref` ("space:TRACK:N"), None for no such space."""
+        _, track, n = (ref.split(":") + ["", ""])[:3]
+        spaces = self.rs.tracks[track]["spaces"] if track in self.rs.tracks else ()
+        n = int(n) if n.isdigit() else -1
+        return spaces[n] if 0 <= n < len(spaces) else None
+
     def f_spaces(self, track):
         spaces = self.rs.tracks[track]["spaces"] if track in self.rs.tracks else ()
         return [f"space:{track}:{n}" for n in range(len(spaces))]
 
     def space_field(self, ref, name, env):
-        _, track, n = (ref.split(":") + ["", ""])[:3]
-        spaces = self.rs.tracks[track]["spaces"] if track in self.rs.tracks else ()
-        n = int(n) if n.isdigit() else -1
-        if not 0 <= n < len(spaces):
+        blocks = self.rs.space_blocks
+        sp = blocks.get(ref, self._UNSET)
+        if sp is self._UNSET:
+            if len(blocks) > 10_000:        # refs a formula spelled out of range: bounded
+                blocks.clear()
+            sp = blocks[ref] = self._space_block(ref)
+        if sp is None:
             return None
-        sp = spaces[n]
         v = sp[name] if name in sp else sp.setdefault(name, self.rs.space_static(sp, name))
         if callable(v):
             return v(self, {"player": env.get("player")})
