@@ -40,6 +40,8 @@ class PlayoutPolicy:
         self.heuristics = [(rs.fn(d, "value"), float(rs.static(d, "weight", 1) or 0), d)
                            for d in engine.pack.of_kind("heuristic")]
         self._by_prompt: dict = {}
+        self._static_prompts: dict = {}     # prompt -> whether none of its hints has a `when`
+        self._static_weights: dict = {}     # (prompt, moves) -> (weights,) for those prompts
 
     @classmethod
     def for_engine(cls, engine) -> "PlayoutPolicy":
@@ -59,6 +61,21 @@ class PlayoutPolicy:
                                                if prompt.startswith(p)]
         if not hints:
             return None
+        static = self._static_prompts.get(prompt)
+        if static is None:
+            static = self._static_prompts[prompt] = all(when is None for _, _, when, _ in hints)
+        if static:      # no condition on the state: the weights of these moves are always the same
+            key = (prompt, tuple(moves))
+            got = self._static_weights.get(key)
+            if got is None:
+                if len(self._static_weights) > 20_000:
+                    self._static_weights.clear()
+                got = self._static_weights[key] = self._weights(hints, pending, moves, None)
+            return None if got[0] is None else list(got[0])      # a copy: the caller's own
+        return self._weights(hints, pending, moves, state)[0]
+
+    def _weights(self, hints, pending, moves, state) -> tuple:
+        """(the weights, or None when all moves are alike,): the tuple keeps None cacheable."""
         rt = None
         values = None           # move -> (kind, value): what _parse would say, worked out once
         out = []
@@ -80,7 +97,7 @@ class PlayoutPolicy:
             out.append(w)
         if rt is not None:
             rt.done_reading(opened)
-        return out if sum(out) > 0 and any(w != 1.0 for w in out) else None
+        return (out if sum(out) > 0 and any(w != 1.0 for w in out) else None,)
 
     def _holds(self, when, decl, rt, pending, move, values=None) -> bool:
         got = values.get(move) if values is not None else None
