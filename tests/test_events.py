@@ -110,14 +110,16 @@ def test_the_account_is_text_lines_beside_the_events(played):
     assert all(e["event"] == LOG and set(e) == {"event", "text"} for e in evs if text_of(e) is not None)
 
 
-def test_play_prints_the_same_account(tmp_path, capsys, engine):
+def test_play_prints_the_same_account(tmp_path, capsys, played):
     """`rulespec play` prints the account's lines, and only them, in order: the text a player
-    reads did not change when events were added beside it."""
+    reads did not change when events were added beside it. (The first game of `played`, by the
+    random bots, played again by the command.)"""
     from rulespec.cli import main
-    got = []
-    play_game(engine, 3, 4, "random", on_move=lambda t, mv, events, st: got.extend(account(events)))
+    (players, seed, bot, options), moves = played[0]
+    assert bot == "random" and not options
+    got = [line for _, events in moves for line in account(events)]
     log = tmp_path / "game.jsonl"
-    assert main(["play", "--pack", "base_3to5", "--players", "3", "--seed", "4", "--bots", "random",
+    assert main(["play", "--pack", "base_3to5", "--players", str(players), "--seed", str(seed), "--bots", bot,
                  "--quiet", "--log", str(log)]) == 0
     out = capsys.readouterr().out
     game = out.split("Final scores")[0].splitlines()

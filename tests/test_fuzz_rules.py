@@ -136,8 +136,8 @@ def test_parse_rules_raises_only_rulespec_error(case):
         pytest.fail(f"parse_rules raised a non-RulespecError on:\n{text!r}\n{traceback.format_exc()}")
 
 
-# a whole pack validated per example: 60 on a developer's machine, 200 in CI (docs/testing.md)
-@settings(SETTINGS, max_examples=local_or_ci(60, 200))
+# a whole pack validated per example: 30 on a developer's machine, 200 in CI (docs/testing.md)
+@settings(SETTINGS, max_examples=local_or_ci(30, 200))
 @given(case=mutated_seed())
 def test_validate_pack_never_raises(scratch, case):
     pack, rel, text = case
@@ -148,7 +148,8 @@ def test_validate_pack_never_raises(scratch, case):
         _check_diagnostic(d, syntax=d.code in ("RS010", "RS011"))
 
 
-@settings(max_examples=50, deadline=None)
+# a whole pack validated per example: 15 on a developer's machine, 50 in CI (docs/testing.md)
+@settings(max_examples=local_or_ci(15, 50), deadline=None)
 @given(prefix_lines=st.integers(0, 6),
        junk=st.binary(min_size=1, max_size=16).filter(lambda b: _is_bad_utf8(b)))
 def test_invalid_utf8_in_rules_file_is_rs011(scratch, prefix_lines, junk):

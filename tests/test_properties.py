@@ -19,6 +19,8 @@ the shared 2-CPU machine): about 70 s, imports and pack loading included.
 """
 from __future__ import annotations
 
+import functools
+
 import random
 from collections import Counter
 
@@ -511,6 +513,17 @@ def _assert_same(text: str, expected: str, what: str):
 
 # the README's command reads back every 4th state of the game (and the last ones), CI every one
 ROUND_TRIP_STRIDE = local_or_ci(4, 1)
+# the game read back mid-way: locally the same game as the round trip's (played once for both,
+# _recorded_game), in CI another one
+READ_BACK_SEED = local_or_ci(20, 40)
+
+
+@functools.lru_cache(maxsize=None)
+def _recorded_game(pid, n, seed):
+    """(moves, serialised states) of _random_game, played once per process for the tests that
+    only read them."""
+    rec, states = _random_game(pid, n, seed)
+    return rec.moves, tuple(states)
 
 
 @pytest.mark.parametrize("game", WHOLE_GAMES, ids=GAME_IDS)
@@ -521,8 +534,7 @@ def test_the_state_round_trips_through_json_at_every_step(game):
     recorded states."""
     pid, n = game
     engine = engine_of(pid)
-    rec, states = _random_game(pid, n, seed=20 + n)
-    moves = rec.moves
+    moves, states = _recorded_game(pid, n, 20 + n)
     s = engine.new_game(n, seed=20 + n)
     for i, text in enumerate(states):
         assert dumps(s) == text
@@ -547,17 +559,17 @@ def test_a_game_read_back_mid_way_plays_on_and_is_checked_by_a_new_engine(game):
     constraint checker has seen no state yet), and a constraint the read-back state breaks
     is still caught there."""
     pid, n = game
-    rec, states = _random_game(pid, n, seed=40 + n)
-    half = len(rec) // 2
+    moves, states = _recorded_game(pid, n, READ_BACK_SEED + n)
+    half = len(moves) // 2
     fresh = Engine(engine_of(pid).pack)
     s = loads(states[half])
-    for i, move in enumerate(rec.moves[half:], half + 1):
+    for i, move in enumerate(moves[half:], half + 1):
         s = fresh.apply(s, move)
         _assert_same(dumps(s), states[i], f"move {i} of the game read back after move {half}")
     # a read-back state that breaks a constraint is refused at its next move, on both engines,
     # even right after the same move from the same position (unbroken) passed the check
     assert "max_agents" in [c["id"] for c in fresh.rs.constraints]
-    move = rec.moves[half]
+    move = moves[half]
     for engine in (fresh, engine_of(pid)):
         good, broken = loads(states[half]), loads(states[half])
         p = broken["players"][0]

@@ -2,6 +2,7 @@
 written as an overlay pack with no Python (tests/packs/variants/): they validate, change exactly what they say, and play."""
 from __future__ import annotations
 
+import functools
 import random
 from pathlib import Path
 
@@ -15,8 +16,22 @@ from rulespec.pack import load_pack
 from rulespec.show import pack_diff
 from validator.static import validate_pack
 
+from ci_mode import ci_only
+
 VARIANTS = Path(__file__).parent / "packs" / "variants"
 NAMES = sorted(p.name for p in VARIANTS.iterdir() if (p / "pack.yaml").is_file())
+# the README's command plays a whole game of the variants that change how a game ends or is
+# scored; CI plays one of each (docs/testing.md, "What runs where"): 4-player games of about
+# 2,000 moves, the largest part of this file
+WHOLE_GAME_LOCALLY = {"five_years", "trophies_uncapped"}
+WHOLE_GAMES = [n if n in WHOLE_GAME_LOCALLY else pytest.param(n, marks=ci_only) for n in NAMES]
+
+
+@functools.lru_cache(maxsize=None)
+def _engine(name):
+    """Each variant's engine (None: the base game's), compiled once for the tests of this file (an engine holds no game:
+    its states are values)."""
+    return Engine(load_pack(VARIANTS / name) if name else load_pack("base_3to5"))
 
 EXPECTED_DIFF = {
     "govern_three_tiles": ("changed", "formula tiles_per_govern_symbol.value"),
@@ -49,14 +64,14 @@ def test_variant_validates_and_changes_what_it_says(name, base):
     assert any(r[0] == change and r[1] == what for r in rows), rows
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", WHOLE_GAMES)
 def test_variant_plays_to_an_end_by_its_rules(name):
     """A whole 4-player game by the random bots ends by an end condition of the rules (not at
     the pack's Year bound), every constraint holds in the final position under a full
     evaluation (the incremental checker refused no move during play), and the score sheet adds
     up. What each variant changes in play is checked by its scenarios
     (tests/scenarios/variants/) and the tests below."""
-    engine = Engine(load_pack(VARIANTS / name))
+    engine = _engine(name)
     s, moves = play_game(engine, 4, seed=3)
     assert engine.is_over(s) and not s.get("unfinished"), \
         f"{name}: stopped at the bound, Year {s['year']}, after {len(moves)} moves"
@@ -77,7 +92,7 @@ def test_variant_plays_to_an_end_by_its_rules(name):
 def test_variant_survives_uniform_random_moves(name):
     """400 moves drawn uniformly (no playout hints: odd choices too): every move the engine
     offers is accepted (a refused legal move raises here), and the game moves on."""
-    engine = Engine(load_pack(VARIANTS / name))
+    engine = _engine(name)
     rng = random.Random(3)
     s = engine.new_game(4, seed=3)
     for _ in range(400):
@@ -90,7 +105,7 @@ def test_variant_survives_uniform_random_moves(name):
 
 
 def test_five_years_variant_ends_random_games_after_year_five():
-    engine = Engine(load_pack(VARIANTS / "five_years"))
+    engine = _engine("five_years")
     rng = random.Random(1)
     s = engine.new_game(3, seed=1)
     while not engine.is_over(s):
@@ -100,7 +115,7 @@ def test_five_years_variant_ends_random_games_after_year_five():
 
 
 def _engine_with(name, players=4, seed=1):
-    engine = Engine(load_pack(VARIANTS / name) if name else load_pack("base_3to5"))
+    engine = _engine(name)
     return engine, engine.new_game(players, seed=seed)
 
 
