@@ -17,6 +17,7 @@ def fresh_process(tmp_path, monkeypatch):
     monkeypatch.delenv("RULESPEC_NO_CACHE", raising=False)
     monkeypatch.setattr(compiler, "_CODE", {})
     monkeypatch.setattr(codecache, "_WARMED", set())
+    monkeypatch.setattr(codecache, "_TEMP", tmp_path / "temporary")     # the checkout may lie in /tmp (CI)
     calls = []
 
     def counting(*args, **kw):
@@ -63,3 +64,12 @@ def test_no_cache_writes_nothing(fresh_process, monkeypatch):
     monkeypatch.setenv("RULESPEC_NO_CACHE", "1")
     Engine(load_pack("base_3to5"))
     assert not list(folder.glob("code-*"))
+
+
+def test_a_pack_in_the_temporary_folder_is_not_kept(fresh_process, monkeypatch):
+    """Packs that come and go (tests, generated packs) would crowd the cache: none is written."""
+    folder, calls, _ = fresh_process
+    pack = load_pack("base_3to5")
+    monkeypatch.setattr(codecache, "_TEMP", pack.root.parent)
+    Engine(pack)
+    assert calls and not list(folder.glob("code-*"))
