@@ -7,6 +7,9 @@ turned into RulespecError with code RS010 (unexpected token / end of file) or RS
 from __future__ import annotations
 
 import ast as pyast
+import hashlib
+import io
+import pickle
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -553,8 +556,54 @@ def _run(text: str, file: str, start: str):
 
 
 def parse_rules(text: str, file: str = "<string>") -> A.Module:
-    """Parse a whole `.rules` file."""
-    return _run(text, file, "start")
+    """Parse a whole `.rules` file. The same text parsed again in this process (a copy of a
+    pack in another folder: an overlay's tests, a scenario's pack) is read back from the first
+    parse instead, a tenth of the cost, with its spans naming the new file."""
+    key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+    got = _PARSED.get(key)
+    if got is not None:
+        return _thaw(got, file)
+    module = _run(text, file, "start")
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[key] = _freeze(module, file)
+    return module
+
+
+_PARSED: dict = {}          # sha256 of a file's text -> its module, pickled (_freeze)
+_PARSED_MAX = 512
+
+
+class _FilePickler(pickle.Pickler):
+    """Pickles a module with its file name left out (the spans name it): any file may reuse it."""
+
+    def __init__(self, buf, file: str):
+        super().__init__(buf, protocol=pickle.HIGHEST_PROTOCOL)
+        self._file = file
+
+    def persistent_id(self, obj):
+        return "file" if obj.__class__ is str and obj == self._file else None
+
+
+class _FileUnpickler(pickle.Unpickler):
+    def __init__(self, buf, file: str):
+        super().__init__(buf)
+        self._file = file
+
+    def persistent_load(self, pid):
+        if pid != "file":
+            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
+        return self._file
+
+
+def _freeze(module: A.Module, file: str) -> bytes:
+    buf = io.BytesIO()
+    _FilePickler(buf, file).dump(module)
+    return buf.getvalue()
+
+
+def _thaw(blob: bytes, file: str) -> A.Module:
+    return _FileUnpickler(io.BytesIO(blob), file).load()
 
 
 def parse_expr(text: str, file: str = "<string>", line: int = 1, column: int = 1) -> A.Expr:

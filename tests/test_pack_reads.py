@@ -5,6 +5,8 @@ procedures that replaced built-in names (take_war_token, use_bottom, modified_va
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from interpreter import costs, vm
@@ -12,6 +14,8 @@ from interpreter.api import Engine
 from rulespec.checker import Checker
 from rulespec.pack import load_pack
 from rulespec.parser import parse_expr
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -129,3 +133,20 @@ def test_modified_value_follows_the_agent(engine, state):
     assert _expr(engine, state, "modified_value(milan, blue)") == base + 1     # another's Agent, neutral City
     state["cities"]["milan"]["controller"] = "yellow"
     assert _expr(engine, state, "modified_value(milan, blue)") == base
+
+
+def test_a_rules_text_parsed_again_is_a_fresh_copy_naming_its_own_file():
+    """parse_rules remembers a text's parse (rulespec.parser._PARSED): the same text in another
+    folder reads back equal, with its spans naming the new file, and changing one copy leaves
+    the other as it was."""
+    from rulespec import parser
+    text = (ROOT / "content" / "base_3to5" / "rules" / "palace.rules").read_text()
+    first = parser.parse_rules(text, "/a/rules/palace.rules")
+    second = parser.parse_rules(text, "/b/rules/palace.rules")
+    assert {str(first.items[0].span.file), str(second.items[0].span.file)} == {"/a/rules/palace.rules",
+                                                                              "/b/rules/palace.rules"}
+    parser._PARSED.clear()
+    fresh = parser.parse_rules(text, "/b/rules/palace.rules")
+    assert second == fresh
+    second.items.pop()
+    assert parser.parse_rules(text, "/b/rules/palace.rules") == fresh
