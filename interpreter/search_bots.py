@@ -277,7 +277,7 @@ class MctsBot:
 
     name = "mcts"
 
-    def __init__(self, seed: int = 0, iterations: int = 20, per_move: int = 5, horizon: str = "turn",
+    def __init__(self, seed: int = 0, iterations: int = 12, per_move: int = 3, horizon: str = "turn",
                  rollout: int = 0, c: float = 1.0, scale: float = 3.0, finish: float = 10.0,
                  evaluation: str | None = None, seconds: float | None = None, root: str = "even",
                  reply: int = 3, continuation: str = "policy"):
