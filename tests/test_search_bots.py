@@ -34,7 +34,7 @@ def _moves(engine, bot, seed, n=60, players=3):
 
 @pytest.mark.parametrize("bot", sorted(set(BOTS) - {"mcts", "planner"}) + ["mcts:iterations=4,rollout=2",
                                                                       "mcts:iterations=4,root=even,reply=1",
-                                                                      "mcts:root=even,per_move=1,continuation=greedy"])
+                                                                      "mcts:root=even,per_move=1,continuation=greedy,reply=0"])
 def test_every_bot_plays_the_same_moves_for_the_same_seed(engine, bot):
     assert _moves(engine, bot, 5, n=40) == _moves(engine, bot, 5, n=40)
 
