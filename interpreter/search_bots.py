@@ -253,7 +253,7 @@ class MctsBot:
     of decisions): an iteration walks down the tree, adds one move, finishes the payment it
     leads to (macro-move), plays the rest of the turn (`continuation`: the cheap policy, or
     "greedy": a one-move look-ahead at each choice), then lets the rivals answer (`reply`
-    turns of theirs by the cheap policy, 3 by default, up to the deciding player's next real
+    turns of theirs by the cheap policy, none by default, up to the deciding player's next real
     choice: so a Siege, an exposed City, a race to the end is seen), `rollout` more decisions
     (0 by default) and scores the position reached: each player's value (the pack's
     evaluation, plus `finish` to whoever would win when an end condition holds:
@@ -261,10 +261,10 @@ class MctsBot:
     to [0, 1] with width `scale`; a finished game: 1 for a winner. With "move" the tree goes on
     into the other players' decisions and the leaf is valued after the payment.
 
-    Root (`root`): "even" (the default) gives every legal move the same number of look-ahead
+    Root (`root`): "even" gives every legal move the same number of look-ahead
     worlds (`per_move` each, within `iterations`, whole rounds) and plays the best mean, ties by
     the pack's playout hints: with one world per move it is greedy_eval's comparison, and more
-    worlds only refine it. "puct": every move once (the highest prior first, so a budget of 1
+    worlds only refine it. "puct" (the default): every move once (the highest prior first, so a budget of 1
     plays the pack's favourite), then PUCT (the mean reward plus `c` x the move's prior, from
     the pack's playout hints, x sqrt(parent visits) / (1 + visits)), budget `per_move` per legal
     move at most `iterations`, and the most visited move is played (ties: the best mean); its
@@ -277,10 +277,10 @@ class MctsBot:
 
     name = "mcts"
 
-    def __init__(self, seed: int = 0, iterations: int = 12, per_move: int = 3, horizon: str = "turn",
+    def __init__(self, seed: int = 0, iterations: int = 32, per_move: int = 8, horizon: str = "turn",
                  rollout: int = 0, c: float = 1.0, scale: float = 3.0, finish: float = 10.0,
-                 evaluation: str | None = None, seconds: float | None = None, root: str = "even",
-                 reply: int = 3, continuation: str = "policy"):
+                 evaluation: str | None = None, seconds: float | None = None, root: str = "puct",
+                 reply: int = 0, continuation: str = "policy"):
         self.rng = random.Random(seed)
         self.iterations = max(1, int(iterations))
         self.per_move = max(1, int(per_move))
