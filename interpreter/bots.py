@@ -235,7 +235,11 @@ def _knob_value(text: str):
 def make_bot(spec: str, seed: int = 0):
     """A bot from its name and knobs ('greedy_eval', 'mcts:iterations=32'), seeded."""
     name, knobs = parse_bot(spec)
-    return BOTS[name](seed, **knobs)
+    try:
+        return BOTS[name](seed, **knobs)
+    except ValueError as e:     # a knob's value out of its range (mcts:root=deep)
+        raise RulespecError(Diagnostic("RS404", f"bot '{spec}': {e}", Span("<bots>"),
+                                       "docs/bots.md lists each bot's knobs and their values")) from None
 
 
 def seat_seed(seed: int, seat: int) -> int:

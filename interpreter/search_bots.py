@@ -137,6 +137,41 @@ def _rest_of_turn(engine, st, rng, me, limit: int = 60):
         engine.apply(st, policy_move(engine, st, moves, rng), check=False, transactional=False)
 
 
+def _greedy_rest_of_turn(engine, evaluation, st, rng, me, finish: float = 0.0, limit: int = 60):
+    """The deciding player's remaining decisions of this turn on `st` in place, each by a
+    one-move look-ahead: every legal move tried on a copy with the payment it leads to, valued
+    with the evaluation (the gap to the best rival), the best played (ties by the cheap policy);
+    payments and forced steps by the cheap policy. A better continuation than the cheap
+    policy's: the value of a turn's first choice no longer hangs on random follow-ups (an
+    Annex that picks no City, a Wage War that moves no Troop)."""
+    mine = lambda x: (x["vm"]["pending"] or {}).get("player") != me      # noqa: E731 (stop: not my turn)
+    for _ in range(limit):
+        if engine.is_over(st) or (st["vm"]["pending"] or {}).get("player") != me:
+            return
+        moves = engine.legal_moves(st)
+        if not moves:
+            return
+        if is_macro_step(st, moves):
+            engine.apply(st, policy_move(engine, st, moves, rng), check=False, transactional=False)
+            continue
+        world = rng.getrandbits(_RNG_BITS)      # the same draws for every move
+        best, best_val = [], None
+        for mv in moves:
+            cp = _copy(st)
+            cp["rng"] = world
+            try:
+                engine.apply(cp, mv, check=False, transactional=False)
+                _forward(engine, cp, random.Random(world), mine)
+            except RulespecError:
+                continue
+            val = _gap(engine, evaluation, cp, me, finish)
+            if best_val is None or val > best_val + 1e-9:
+                best, best_val = [mv], val
+            elif abs(val - best_val) <= 1e-9:
+                best.append(mv)
+        engine.apply(st, policy_move(engine, st, best or moves, rng), check=False, transactional=False)
+
+
 class GreedyEvalBot:
     """One decision ahead, with the pack's evaluation: for each legal move it plays the move on
     a copy (with the payment it leads to, and the rest of its own turn by the cheap policy when
@@ -216,32 +251,36 @@ class MctsBot:
 
     With `horizon` "turn" (the default) the tree holds the deciding player's own turn (its run
     of decisions): an iteration walks down the tree, adds one move, finishes the payment it
-    leads to (macro-move), plays the rest of the turn by the cheap policy, `rollout` more
-    decisions (0 by default) and scores the position reached: each player's value (the pack's
+    leads to (macro-move), plays the rest of the turn (`continuation`: the cheap policy, or
+    "greedy": a one-move look-ahead at each choice), then lets the rivals answer (`reply`
+    turns of theirs by the cheap policy, none by default, up to the deciding player's next real
+    choice: so a Siege, an exposed City, a race to the end is seen), `rollout` more decisions
+    (0 by default) and scores the position reached: each player's value (the pack's
     evaluation, plus `finish` to whoever would win when an end condition holds:
     ending_in_sight) against the best rival's, less that gap in the searched position, squashed
     to [0, 1] with width `scale`; a finished game: 1 for a winner. With "move" the tree goes on
     into the other players' decisions and the leaf is valued after the payment.
 
-    Budget: `per_move` iterations per legal move, at most `iterations` (a yes/no decision
-    costs half a four-way one). Common random numbers: the k-th visit of each root move
-    plays in the k-th world drawn for this decision (module doc). Selection: at the root every
-    move once (the highest prior first, so a budget of 1 plays the pack's favourite), then
-    PUCT: the mean reward plus `c` x the move's prior (the cheap policy's probability, from the
-    pack's playout hints) x sqrt(parent visits) / (1 + visits); below the root PUCT alone, an
-    untried move counting as no change. The subtree under the move played is kept for the same
-    player's next decision in the same Year and phase (its statistics halved: an open-loop
-    tree's nodes are reached by move names, and chance may have changed what they mean). The
-    move played is the most visited (ties: the best mean). Knobs: iterations, per_move,
-    horizon, rollout, c, scale, finish, evaluation, seconds (an optional CPU-time cap per
-    decision for people at the table; never for measurements: it makes play depend on the
-    machine)."""
+    Root (`root`): "even" gives every legal move the same number of look-ahead
+    worlds (`per_move` each, within `iterations`, whole rounds) and plays the best mean, ties by
+    the pack's playout hints: with one world per move it is greedy_eval's comparison, and more
+    worlds only refine it. "puct" (the default): every move once (the highest prior first, so a budget of 1
+    plays the pack's favourite), then PUCT (the mean reward plus `c` x the move's prior, from
+    the pack's playout hints, x sqrt(parent visits) / (1 + visits)), budget `per_move` per legal
+    move at most `iterations`, and the most visited move is played (ties: the best mean); its
+    subtree is kept for the same player's next decision in the same Year and phase (statistics
+    halved). Below the root PUCT alone, an untried move counting as no change. Common random
+    numbers: the k-th visit of each root move plays in the k-th world drawn for this decision
+    (module doc). Knobs: iterations, per_move, horizon, rollout, reply, continuation, root, c,
+    scale, finish, evaluation, seconds (an optional CPU-time cap per decision for people at
+    the table; never for measurements: it makes play depend on the machine)."""
 
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 32, per_move: int = 8, horizon: str = "turn",
                  rollout: int = 0, c: float = 1.0, scale: float = 3.0, finish: float = 10.0,
-                 evaluation: str | None = None, seconds: float | None = None):
+                 evaluation: str | None = None, seconds: float | None = None, root: str = "puct",
+                 reply: int = 0, continuation: str = "policy"):
         self.rng = random.Random(seed)
         self.iterations = max(1, int(iterations))
         self.per_move = max(1, int(per_move))
@@ -252,6 +291,13 @@ class MctsBot:
         self.finish = float(finish)
         self.evaluation = evaluation
         self.seconds = float(seconds) if seconds else None
+        if root not in ("puct", "even"):
+            raise ValueError(f"mcts root must be 'puct' or 'even', not {root!r}")
+        self.root = root
+        if continuation not in ("policy", "greedy"):
+            raise ValueError(f"mcts continuation must be 'policy' or 'greedy', not {continuation!r}")
+        self.continuation = continuation
+        self.reply = max(0, int(reply))
         self._kept = None       # (player, year, phase, node): the subtree under the last move played
         self.last_root = None
 
@@ -261,10 +307,13 @@ class MctsBot:
         ev = Evaluation.for_engine(engine, self.evaluation)
         me = state["vm"]["pending"].get("player")
         where = (me, state["year"], state["phase"])
-        root = self._reused(where, moves) or _Node()
+        # an even root starts afresh: kept statistics would break its equal rounds of worlds
+        root = (self._reused(where, moves) if self.root == "puct" else None) or _Node()
         start = time.process_time()
         base = gaps(engine, ev, state, self.finish)
         budget = min(self.iterations, self.per_move * len(moves))
+        if self.root == "even":     # whole rounds: every move seen in the same worlds
+            budget = len(moves) * max(1, min(self.per_move, self.iterations // len(moves)))
         # common random numbers: the k-th look-ahead of every move plays in the same world (the
         # same future draws, the same cheap continuation), as greedy_eval compares its moves
         worlds = [self.rng.getrandbits(_RNG_BITS) for _ in range(budget)]
@@ -276,9 +325,18 @@ class MctsBot:
         visited = [(ch.n, ch.w / ch.n, mv) for mv, ch in root.children.items() if mv in moves and ch.n]
         if not visited:
             return policy_move(engine, state, moves, self.rng)
+        if self.root == "even":     # the best mean (every move has had the same worlds)
+            top = max(q for n, q, mv in visited)
+            best = [mv for n, q, mv in visited if q >= top - 1e-12]
+            if len(best) > 1:       # equal values: the pack's playout hints choose, as greedy_eval's
+                return self._played(where, root, policy_move(engine, state, best, self.rng))
+            return self._played(where, root, best[0])
         top = max(visited)[:2]
         best = [mv for n, q, mv in visited if (n, q) == top]
         mv = best[0] if len(best) == 1 else best[self.rng.randrange(len(best))]
+        return self._played(where, root, mv)
+
+    def _played(self, where, root, mv):
         self._kept = where + (root.children[mv],)
         return mv
 
@@ -304,6 +362,13 @@ class MctsBot:
         the root PUCT alone, a move never tried counting as no change (0.5): trying every
         move of a deep decision once would spend the few visits there on moves the cheap
         policy rarely plays (an Indulgence, a discard) and spoil the values above."""
+        if at_root and self.root == "even":      # round robin: the least visited, the favoured first
+            mv = min(legal, key=lambda m: (node.children[m].n if m in node.children else -1,
+                                           -priors[legal.index(m)], legal.index(m)))
+            child = node.children.get(mv)
+            if child is None:
+                child = node.children[mv] = _Node(priors[legal.index(mv)])
+            return mv, child, child.n == 0
         if at_root:
             untried = [(p, -i, m) for i, (m, p) in enumerate(zip(legal, priors)) if m not in node.children]
             if untried:
@@ -345,8 +410,11 @@ class MctsBot:
                     break       # the turn passed: the tree holds only the deciding player's turn
                 node = child
                 legal = engine.legal_moves(st)
-            if turn:
+            if turn and self.continuation == "greedy":
+                _greedy_rest_of_turn(engine, ev, st, rng, me, self.finish)
+            elif turn:
                 _rest_of_turn(engine, st, rng, me)
+            self._replies(engine, st, rng, me)
             self._rollout(engine, st, rng)
         except RulespecError:
             return          # a refused move (an engine bug): this iteration counts for nothing
@@ -355,6 +423,30 @@ class MctsBot:
         for nd, player in path:
             nd.n += 1
             nd.w += reward.get(player, 0.0)
+
+    def _replies(self, engine, st, rng, me, limit: int = 400):
+        """The rivals answer: after the deciding player's turn, `reply` turns of the others
+        (runs of decisions by one player) by the cheap policy, stopping at the deciding
+        player's next real choice (its forced steps and payments, such as resolving its own
+        Siege, are played on); so a leaf is valued after the Sieges, Battles and
+        purchases its move invites, not before."""
+        turns, last = 0, me
+        for _ in range(limit):
+            if engine.is_over(st):
+                return
+            who = (st["vm"]["pending"] or {}).get("player")
+            moves = engine.legal_moves(st)
+            if not moves:
+                return
+            if who == me:
+                if not is_macro_step(st, moves):
+                    return      # my next real choice: the leaf (my payments and forced steps are played)
+            elif who != last:
+                turns += 1
+                if turns > self.reply:
+                    return
+                last = who
+            engine.apply(st, policy_move(engine, st, moves, rng), check=False, transactional=False)
 
     def _rollout(self, engine, st, rng):
         steps = 0

@@ -6,7 +6,8 @@ win rates and 95% intervals, game lengths and what happened (structured events, 
 
 Resumable: games already in --out (same rung, same seed) are skipped, and each game is written
 as soon as it ends. Rungs played in parallel (several processes, each its own --out and
---first-seed) are put together with `--merge A.json B.json --out ladder.json`. Outside CI: a rung of 100 games with `mcts` takes CPU-hours (docs/bots.md).
+--first-seed) are put together with `--merge A.json B.json --out ladder.json` (`--tag COMMIT`
+files them as new rungs beside earlier measurements of bots with the same names). Outside CI: a rung of 100 games with `mcts` takes CPU-hours (docs/bots.md).
 A shared win (a tie on the total and the tie-break) counts 1/k to each of the k winners.
 """
 from __future__ import annotations
@@ -93,11 +94,15 @@ def summary(games: list) -> dict:
             "cpu_seconds_per_game": round(sum(g["cpu_seconds"] for g in games) / n, 1)}
 
 
-def merge(paths: list, out: Path) -> dict:
-    """The rungs of several ladder files in one (games of the same rung and seed once)."""
+def merge(paths: list, out: Path, tag: str | None = None) -> dict:
+    """The rungs of several ladder files in one (games of the same rung and seed once). With
+    `tag` (a commit, say) the merged rungs are filed as `RUNG [tag]`, beside those of other
+    bots of the same names already in `out`, whose seeds would otherwise hide theirs."""
     data = json.loads(out.read_text()) if out.exists() else {"rungs": {}}
     for path in paths:
         for rung_id, rung in json.loads(Path(path).read_text())["rungs"].items():
+            if tag:
+                rung_id = f"{rung_id} [{tag}]"
             into = data["rungs"].setdefault(rung_id, {"games": []})
             seeds = {g["seed"] for g in into["games"]}
             into["games"] += [g for g in rung["games"] if g["seed"] not in seeds]
@@ -119,10 +124,11 @@ def main(argv=None) -> int:
     ap.add_argument("--max-years", type=int, default=None, help="a lower Year bound (option max_years)")
     ap.add_argument("--out", default="ladder.json")
     ap.add_argument("--merge", nargs="+", metavar="FILE", help="put these ladder files together into --out")
+    ap.add_argument("--tag", help="with --merge: file the merged rungs as 'RUNG [TAG]' (e.g. the bots' commit)")
     a = ap.parse_args(argv)
     out = Path(a.out)
     if a.merge:
-        data = merge(a.merge, out)
+        data = merge(a.merge, out, a.tag)
         print(json.dumps({k: r["summary"] for k, r in data["rungs"].items()}, indent=1))
         return 0
     data = json.loads(out.read_text()) if out.exists() else {"rungs": {}}

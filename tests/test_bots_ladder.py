@@ -37,3 +37,17 @@ def test_merging_ladder_files_keeps_each_seed_once_and_recounts(tmp_path):
     assert s["games"] == 3 and s["strong_win_rate"] == pytest.approx(0.5)     # seed 1 from a.json
     assert s["ended_by_rules"] == 2 and s["per_game"] == {"sieges_won": 1.0}
     assert json.loads(out.read_text()) == data
+
+
+def test_a_tagged_merge_files_new_bots_beside_the_old_rung_of_the_same_name(tmp_path):
+    """Bots of a later commit play the same rung name and seeds: untagged, the old games would
+    hide theirs (each seed once); tagged, they are a rung of their own."""
+    old, new, out = tmp_path / "old.json", tmp_path / "new.json", tmp_path / "out.json"
+    rung = "base_3to5 4p: x vs y"
+    old.write_text(json.dumps({"rungs": {rung: {"games": [_game(0, 0.0), _game(1, 0.0)]}}}))
+    new.write_text(json.dumps({"rungs": {rung: {"games": [_game(0, 1.0), _game(1, 1.0)]}}}))
+    ladder.merge([old], out)
+    data = ladder.merge([new], out, tag="abc123")
+    assert data["rungs"][rung]["summary"]["strong_win_rate"] == 0.0
+    assert data["rungs"][f"{rung} [abc123]"]["summary"]["strong_win_rate"] == 1.0
+    assert ladder.merge([new], out)["rungs"][rung]["summary"]["strong_win_rate"] == 0.0   # untagged: hidden

@@ -32,7 +32,9 @@ def _moves(engine, bot, seed, n=60, players=3):
     return out
 
 
-@pytest.mark.parametrize("bot", sorted(set(BOTS) - {"mcts", "planner"}) + ["mcts:iterations=4,rollout=2"])
+@pytest.mark.parametrize("bot", sorted(set(BOTS) - {"mcts", "planner"}) + ["mcts:iterations=4,rollout=2",
+                                                                      "mcts:iterations=4,root=even,reply=1",
+                                                                      "mcts:root=even,per_move=1,continuation=greedy,reply=0"])
 def test_every_bot_plays_the_same_moves_for_the_same_seed(engine, bot):
     assert _moves(engine, bot, 5, n=40) == _moves(engine, bot, 5, n=40)
 
@@ -66,6 +68,10 @@ def test_bot_knobs_are_checked():
         with pytest.raises(RulespecError) as e:
             parse_bot(bad)
         assert e.value.first.code == "RS404"
+    for bad in ("mcts:root=deep", "mcts:continuation=smart"):     # a knob's value out of range
+        with pytest.raises(RulespecError) as e:
+            make_bot(bad, 0)
+        assert e.value.first.code == "RS404" and bad.split(":")[1].split("=")[1] in e.value.first.message
 
 
 def test_the_base_evaluation_values_every_player(engine):
@@ -205,13 +211,13 @@ def test_mcts_tries_the_moves_the_pack_favours_first(make_pack):
     moves = eng.legal_moves(s)
     stop = [m for m in moves if m.startswith("option stop")]
     assert stop and len(moves) > 1
-    assert make_bot("mcts:iterations=1", 0).choose(eng, s, moves) == stop[0]
+    assert make_bot("mcts:iterations=1,root=puct", 0).choose(eng, s, moves) == stop[0]
 
 
 def test_mcts_spends_per_move_iterations_on_each_legal_move_within_its_cap(engine):
-    """The budget follows the decision: `per_move` iterations for each legal move, at most
-    `iterations`, and at the root every move is looked at (a yes/no question costs less than
-    a four-way choice, and no move goes unseen)."""
+    """The budget follows the decision (root=puct): `per_move` iterations for each legal move,
+    at most `iterations`, and at the root every move is looked at (a yes/no question costs less
+    than a four-way choice, and no move goes unseen)."""
     s = engine.new_game(4, 3)
     from interpreter.search_bots import is_macro_step
     from interpreter.bots import RandomBot
@@ -221,7 +227,7 @@ def test_mcts_spends_per_move_iterations_on_each_legal_move_within_its_cap(engin
         moves = engine.legal_moves(s)
         if not is_macro_step(s, moves) and len(moves) not in seen and len(moves) <= 6:
             seen.add(len(moves))
-            bot = make_bot("mcts:iterations=20,per_move=4", 1)
+            bot = make_bot("mcts:iterations=20,per_move=4,root=puct", 1)
             bot.choose(engine, s, moves)
             root = bot.last_root
             assert root.n == min(20, 4 * len(moves))
@@ -230,3 +236,134 @@ def test_mcts_spends_per_move_iterations_on_each_legal_move_within_its_cap(engin
             break
         s = engine.apply(s, r.choose(engine, s, moves))
     assert len(seen) >= 3
+
+
+def _searched_decisions(engine, seed, players=4, want=3, limit=4000, distinct=True):
+    """Positions of a random game at decisions the searching bots search (more than one move,
+    not a payment step), each with its legal moves: up to `want` of them (of distinct sizes
+    unless `distinct` is False)."""
+    from interpreter.search_bots import is_macro_step
+    from interpreter.bots import RandomBot
+    s = engine.new_game(players, seed)
+    r = RandomBot(seed)
+    out, sizes = [], set()
+    for _ in range(limit):
+        moves = engine.legal_moves(s)
+        if not is_macro_step(s, moves) and (not distinct or len(moves) not in sizes) and len(moves) <= 6:
+            sizes.add(len(moves))
+            out.append((_copied(s), moves))
+            if len(out) >= want:
+                break
+        s = engine.apply(s, r.choose(engine, s, moves))
+    return out
+
+
+def _copied(state):
+    from interpreter.api import _copy
+    return _copy(state)
+
+
+def test_an_even_root_gives_every_move_the_same_worlds_and_plays_the_best_mean(engine):
+    """root=even: whole rounds (every legal move `per_move` times, within `iterations`) and the
+    move played has the best mean reward; one look-ahead per move is greedy_eval's comparison."""
+    found = _searched_decisions(engine, 3)
+    assert len(found) >= 3
+    for s, moves in found:
+        bot = make_bot("mcts:root=even,iterations=20,per_move=4", 1)
+        mv = bot.choose(engine, _copied(s), moves)
+        root = bot.last_root
+        per = max(1, min(4, 20 // len(moves)))
+        assert set(root.children) == set(moves)
+        assert {ch.n for ch in root.children.values()} == {per}
+        means = {m: ch.w / ch.n for m, ch in root.children.items()}
+        assert means[mv] == pytest.approx(max(means.values()))
+
+
+def test_an_even_root_with_one_look_ahead_per_move_chooses_as_greedy_eval(engine):
+    """mcts with the smallest budget degenerates to greedy_eval's choice (the same look-ahead:
+    the move, the rest of the turn by the cheap policy, the same drawn world for every move),
+    so that more iterations can only refine it. Compared where greedy_eval sees one best move."""
+    from interpreter.search_bots import _gap
+    compared = 0
+    for s, moves in _searched_decisions(engine, 7, want=30, distinct=False):
+        bot = make_bot("mcts:root=even,per_move=1", 5)
+        mv = bot.choose(engine, _copied(s), moves)
+        means = sorted((ch.w / ch.n for ch in bot.last_root.children.values()), reverse=True)
+        if len(means) > 1 and means[0] - means[1] > 1e-9:
+            assert mv == make_bot("greedy_eval:epsilon=0", 5).choose(engine, _copied(s), moves)
+            compared += 1
+            if compared >= 3:
+                break
+    assert compared >= 3
+
+
+def test_the_rivals_reply_before_a_leaf_is_valued(engine):
+    """reply=k plays the rivals' next k turns (runs of decisions by one player) by the cheap
+    policy, and stops at the deciding player's own next decision."""
+    import random as _random
+    from interpreter.bots import RandomBot
+    from interpreter.search_bots import is_macro_step
+    s = engine.new_game(4, 2)
+    r = RandomBot(2)
+    while (s["vm"]["pending"] or {}).get("player") == s["players"][0] or s["year"] < 2:
+        s = engine.apply(s, r.choose(engine, s, engine.legal_moves(s)))
+    me = s["players"][0]
+    rival = s["vm"]["pending"]["player"]
+    assert rival != me
+    for k in (0, 1, 99):
+        st = _copied(s)
+        make_bot(f"mcts:reply={k}", 1)._replies(engine, st, _random.Random(4), me)
+        now = (st["vm"]["pending"] or {}).get("player")
+        if k == 0:
+            assert now == rival and st == s             # no reply: the leaf as it was
+        elif k == 1:
+            assert now != rival and st != s             # the rival's turn was played out
+        else:
+            # every rival answered, up to my next real choice
+            assert engine.is_over(st) or (now == me and not is_macro_step(st, engine.legal_moves(st)))
+
+
+def test_the_greedy_continuation_plays_out_the_turn_choosing_by_the_evaluation(engine):
+    """continuation=greedy: the rest of the deciding player's turn is played by a one-move
+    look-ahead (each real choice: the move whose position, after its payment, has the best
+    gap), not by the cheap policy. It ends the turn, and where one move is valued above the
+    others it plays that move."""
+    import random as _random
+    from interpreter.search_bots import _greedy_rest_of_turn, _gap, _forward
+    ev = Evaluation.for_engine(engine)
+    checked = 0
+    for s, moves in _searched_decisions(engine, 5, want=60, distinct=False)[20:]:
+        me = s["vm"]["pending"]["player"]
+        st = _copied(s)
+        _greedy_rest_of_turn(engine, ev, st, _random.Random(3), me)
+        assert engine.is_over(st) or st["vm"]["pending"].get("player") != me
+        # its first choice: the best one-move value, in the world it draws first
+        world = _random.Random(3).getrandbits(64)
+        vals = {}
+        for mv in moves:
+            cp = _copied(s)
+            cp["rng"] = world
+            engine.apply(cp, mv, check=False, transactional=False)
+            _forward(engine, cp, _random.Random(world), lambda x: x["vm"]["pending"].get("player") != me)
+            vals[mv] = _gap(engine, ev, cp, me)
+        top = sorted(vals.values(), reverse=True)
+        if len(top) > 1 and top[0] - top[1] > 1e-9:
+            best = max(vals, key=vals.get)
+            first = _copied(s)
+            played = []
+            orig = engine.apply
+
+            def spy(state, mv, **kw):
+                if state is first and not played:
+                    played.append(mv)
+                return orig(state, mv, **kw)
+            engine.apply = spy
+            try:
+                _greedy_rest_of_turn(engine, ev, first, _random.Random(3), me)
+            finally:
+                engine.apply = orig
+            assert played == [best]
+            checked += 1
+            if checked >= 2:
+                break
+    assert checked >= 2
