@@ -125,16 +125,17 @@ def _gap(engine, evaluation, state, me, finish: float = 0.0) -> float:
     return gaps(engine, evaluation, state, finish)[me]
 
 
-def _rest_of_turn(engine, st, rng, me, limit: int = 60):
-    """The deciding player's remaining decisions of this turn (a run of decisions by `me`), by
-    the cheap policy, on `st` in place."""
+def _rest_of_turn(engine, st, rng, me, limit: int = 60, choose=None):
+    """The deciding player's remaining decisions of this turn (a run of decisions by `me`), on
+    `st` in place: each by `choose(moves)`, by default the cheap policy."""
     for _ in range(limit):
         if engine.is_over(st) or (st["vm"]["pending"] or {}).get("player") != me:
             return
         moves = engine.legal_moves(st)
         if not moves:
             return
-        engine.apply(st, policy_move(engine, st, moves, rng), check=False, transactional=False)
+        mv = choose(moves) if choose is not None else policy_move(engine, st, moves, rng)
+        engine.apply(st, mv, check=False, transactional=False)
 
 
 def _greedy_rest_of_turn(engine, evaluation, st, rng, me, finish: float = 0.0, limit: int = 60):
@@ -145,15 +146,10 @@ def _greedy_rest_of_turn(engine, evaluation, st, rng, me, finish: float = 0.0, l
     policy's: the value of a turn's first choice no longer hangs on random follow-ups (an
     Annex that picks no City, a Wage War that moves no Troop)."""
     mine = lambda x: (x["vm"]["pending"] or {}).get("player") != me      # noqa: E731 (stop: not my turn)
-    for _ in range(limit):
-        if engine.is_over(st) or (st["vm"]["pending"] or {}).get("player") != me:
-            return
-        moves = engine.legal_moves(st)
-        if not moves:
-            return
+
+    def best_move(moves):
         if is_macro_step(st, moves):
-            engine.apply(st, policy_move(engine, st, moves, rng), check=False, transactional=False)
-            continue
+            return policy_move(engine, st, moves, rng)
         world = rng.getrandbits(_RNG_BITS)      # the same draws for every move
         best, best_val = [], None
         for mv in moves:
@@ -169,7 +165,8 @@ def _greedy_rest_of_turn(engine, evaluation, st, rng, me, finish: float = 0.0, l
                 best, best_val = [mv], val
             elif abs(val - best_val) <= 1e-9:
                 best.append(mv)
-        engine.apply(st, policy_move(engine, st, best or moves, rng), check=False, transactional=False)
+        return policy_move(engine, st, best or moves, rng)
+    _rest_of_turn(engine, st, rng, me, limit, best_move)
 
 
 class GreedyEvalBot:
