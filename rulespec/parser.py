@@ -603,7 +603,9 @@ def _freeze(module: A.Module, file: str) -> bytes:
 
 
 def _thaw(blob: bytes, file: str) -> A.Module:
-    return _FileUnpickler(io.BytesIO(blob), file).load()
+    from .packcache import collector_paused
+    with collector_paused():
+        return _FileUnpickler(io.BytesIO(blob), file).load()
 
 
 def parse_expr(text: str, file: str = "<string>", line: int = 1, column: int = 1) -> A.Expr:
