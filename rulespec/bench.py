@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -159,9 +160,11 @@ def _merge(runs: list) -> dict:
     return first
 
 
-def against(spec: dict, rev: str, rounds: int = 2) -> dict:
-    """This checkout (A) and REV (B) in turn, `rounds` times each, on the same seeds."""
+def against(spec: dict, rev: str, rounds: int = 2, instructions: bool = False) -> dict:
+    """This checkout (A) and REV (B) in turn, `rounds` times each, on the same seeds; with
+    `instructions`, also the instructions each side executes (_instructions_in)."""
     tmp = Path(tempfile.mkdtemp(prefix="rulespec-bench-"))
+    counted = None
     try:
         other = tmp / "checkout"
         other.mkdir()
@@ -174,6 +177,9 @@ def against(spec: dict, rev: str, rounds: int = 2) -> dict:
             runs["a"].append(_measure_in(PROJECT, spec, env))
             runs["b"].append(_measure_in(other, spec, env))
         calibration = min(calibration, calibrate())
+        if instructions:
+            counted = {"this": _instructions_in(PROJECT, spec, env), "against": _instructions_in(other, spec, env)}
+            counted["ratio"] = round(counted["against"]["per_decision"] / max(counted["this"]["per_decision"], 1e-9), 3)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     a, b = (summarise(_merge(runs[k]), calibration, spec["bot"]) for k in ("a", "b"))
@@ -185,7 +191,38 @@ def against(spec: dict, rev: str, rounds: int = 2) -> dict:
             "round_ratios": [round(x, 3) for x in per_round],
             "median_ratio": round(statistics.median(per_round), 3),
             "best_ratio": round(_rate(_least(runs["a"])) / max(_rate(_least(runs["b"])), 1e-9), 3),
-            "same_games": same, "different_games": differ}
+            "same_games": same, "different_games": differ, "instructions": counted}
+
+
+def _instructions_in(checkout: Path, spec: dict, env: dict) -> dict:
+    """The machine instructions the games take in `checkout`, counted by valgrind (cachegrind,
+    no cache simulation): the worker run with the games, less the same run without them (its
+    imports, load and compile), both without the compiled-pack cache so that both load alike.
+    Unlike CPU time, other programs on the machine do not change the count: on a shared
+    machine the steadiest comparison of two revisions (about fifty times slower to measure)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise RulespecError(Diagnostic("RS030", "--instructions needs valgrind, which is not installed",
+                                       Span("<command line>"), "install valgrind (apt install valgrind), or leave "
+                                                               "--instructions out: the CPU-time ratio stays"))
+    code = Path(bench_worker.__file__).read_text(encoding="utf-8")
+    quiet = dict(env, RULESPEC_NO_CACHE="1")
+
+    def count(seeds: list) -> tuple:
+        proc = subprocess.run([valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                               sys.executable, "-c", code, json.dumps(dict(spec, seeds=seeds, checkout=str(checkout)))],
+                              cwd=checkout, env=quiet, capture_output=True, text=True, check=False)
+        found = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
+        if proc.returncode != 0 or found is None:
+            last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
+            raise RulespecError(Diagnostic("RS030", f"counting instructions in {checkout} failed: {last[:300]}",
+                                           Span("<command line>"), "does valgrind run this Python (valgrind --version)?"))
+        games = json.loads(proc.stdout.strip().splitlines()[-1])["games"]
+        return int(found[1].replace(",", "")), sum(g["decisions"] for g in games)
+    setup, _ = count([])
+    total, decisions = count(spec["seeds"])
+    n = max(total - setup, 0)
+    return {"instructions": n, "decisions": decisions, "per_decision": round(n / max(decisions, 1), 1)}
 
 
 def _rate(games: list) -> float:
@@ -213,6 +250,11 @@ def against_text(r: dict) -> str:
         lines.append(f"round by round: median {r['median_ratio']:.3f}x (from {r['round_ratios'][0]:.3f}x to "
                      f"{r['round_ratios'][-1]:.3f}x); each game at its least CPU time of the {r['rounds']} rounds: "
                      f"{r['best_ratio']:.3f}x (the steadiest on a loaded machine)")
+    c = r.get("instructions")
+    if c:
+        lines.append(f"instructions (valgrind; load and compile subtracted): this checkout "
+                     f"{c['this']['per_decision']:,.0f} per decision, {r['rev']} {c['against']['per_decision']:,.0f}: "
+                     f"{c['ratio']:.3f}x (the steadiest figure: other programs do not change it)")
     n = len(a["move_hashes"])
     if not r["different_games"]:
         lines.append(f"the games are the same move for move ({n}/{n} seeds: same sha256 of the moves)")

@@ -549,9 +549,12 @@ def cmd_bench(args) -> int:
     """Playout speed in CPU time, optionally against another revision (rulespec/bench.py)."""
     from . import bench
     spec = bench.spec_of(args.pack, args.players, args.games, args.seed, args.bots, _search_path(args))
+    if args.instructions and not args.against:
+        raise _usage(args.argv, "--instructions", "--instructions compares two revisions",
+                     "give the other one: rulespec bench --against REV --instructions")
     if args.against:
         try:
-            result = bench.against(spec, args.against, args.rounds)
+            result = bench.against(spec, args.against, args.rounds, args.instructions)
         except bench.BadRevision as e:
             raise _usage(args.argv, "--against", e.message, e.hint) from None
         print(json.dumps(result, indent=2) if args.json else bench.against_text(result))
@@ -723,6 +726,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                     "on the same seeds, interleaved, and print the ratio")
     b.add_argument("--rounds", type=_count(1), default=2, metavar="N",
                    help="with --against: how many times each side plays the games (default: %(default)s)")
+    b.add_argument("--instructions", action="store_true",
+                   help="with --against: also count the machine instructions each side's games take (valgrind; "
+                        "about fifty times slower, but the same on a busy machine)")
     b.set_defaults(func=cmd_bench)
 
     g = sub.add_parser("golden", parents=[common], help="check the golden corpus of stored games (per-game diff; exit 1 if any differs)")

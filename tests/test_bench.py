@@ -13,6 +13,7 @@ import pytest
 from interpreter.golden import DEFAULT_DIR, read_golden
 from rulespec import bench
 from rulespec.cli import main
+from rulespec.errors import RulespecError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -128,3 +129,39 @@ def test_the_worker_loads_with_an_old_one_argument_load_pack():
     assert bench_worker.load_any(new_load_pack, "base_3to5", ["/x"]) == "new pack"
     assert bench_worker.load_any(new_load_pack, "base_3to5", None) == "new pack"
     assert seen == [("old", "base_3to5"), ("new", "base_3to5", ["/x"]), ("new", "base_3to5", None)]
+
+
+def test_instructions_subtract_the_setup_and_compare_per_decision(monkeypatch):
+    """--instructions: valgrind's count of the run with the games, less the run without them,
+    per decision; the ratio is REV's per decision over this checkout's."""
+    counts = {("a", 0): 1_000, ("a", 2): 21_000, ("b", 0): 1_500, ("b", 2): 31_500}
+    seen = []
+
+    def fake_run(cmd, cwd, env, **kw):
+        assert cmd[0] == "/usr/bin/valgrind" and "--tool=cachegrind" in cmd and env["RULESPEC_NO_CACHE"] == "1"
+        spec = json.loads(cmd[-1])
+        side = "a" if Path(cwd) == bench.PROJECT else "b"
+        seen.append((side, len(spec["seeds"])))
+        games = [{"decisions": 100} for _ in spec["seeds"]]
+        return subprocess.CompletedProcess(cmd, 0, json.dumps({"games": games}) + "\n",
+                                           f"==1== I   refs:      {counts[side, len(spec['seeds'])]:,}\n")
+    monkeypatch.setattr(bench.shutil, "which", lambda name: "/usr/bin/valgrind")
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    spec = bench.spec_of("p", 3, 2, 0, "random", [])
+    this = bench._instructions_in(bench.PROJECT, spec, {})
+    other = bench._instructions_in(Path("/elsewhere"), spec, {})
+    assert seen == [("a", 0), ("a", 2), ("b", 0), ("b", 2)]
+    assert this == {"instructions": 20_000, "decisions": 200, "per_decision": 100.0}
+    assert other["per_decision"] == 150.0
+
+
+def test_instructions_without_valgrind_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(bench.shutil, "which", lambda name: None)
+    with pytest.raises(RulespecError) as e:
+        bench._instructions_in(bench.PROJECT, bench.spec_of("p", 3, 1, 0, "random", []), {})
+    assert "valgrind" in e.value.diagnostics[0].message and e.value.diagnostics[0].hint
+
+
+def test_instructions_without_against_is_a_usage_error(capsys):
+    code, _, err = run(capsys, "bench", "--games", "1", "--instructions")
+    assert code == 2 and "RS030" in err and "--against" in err and "Traceback" not in err
