@@ -204,12 +204,6 @@ class Engine:
         self._checked = (state, state["vm"]["pending"])
         return moves
 
-    def _checked_just_now(self, state) -> bool:
-        c = self._checked
-        if c is None or c[0] is not state or c[1] is None:
-            return False
-        vm = state.get("vm")
-        return type(vm) is dict and vm.get("pending") is c[1]
 
     def _bad_state(self, state, e):
         """After an unexpected exception: RS404 if the state is damaged deeper than
@@ -260,8 +254,7 @@ class Engine:
             return None
         # the very state legal_moves tried, still at that decision (as for check_state: an
         # in-place caller does not change it between the two calls), else compare the bytes
-        same = tried[2] is state and state["vm"]["pending"] is tried[3]
-        if not same and marshal.dumps(state) != tried[0]:
+        if not _at(state, tried[2:]) and marshal.dumps(state) != tried[0]:
             return None
         after, events = tried[1][move]
         state.clear()
@@ -279,7 +272,7 @@ class Engine:
         transactional=False changes the given state itself instead of a copy (a third faster):
         for callers that never look at the old state again, such as a replay or a bot's game
         (play_game), which give up on the first refused move (the state is then half-changed)."""
-        if not self._checked_just_now(state):
+        if not _at(state, self._checked):
             self.check_state(state)
         self._checked = None
         pending = state["vm"]["pending"]
@@ -400,6 +393,16 @@ def _check_arguments(players, seed, options):
     if problems:
         raise RulespecError(Diagnostic("RS404", "; ".join(problems), Span("<new_game>"),
                                        "new_game(players, seed, options): e.g. new_game(4, 7)"))
+
+
+def _at(state, seen) -> bool:
+    """Whether `state` is the very state `seen` names, still at the very decision it was at:
+    seen = (state, its pending decision), as legal_moves saw them. An in-place caller does not
+    change a state between legal_moves and apply, so what legal_moves found about it holds."""
+    if seen is None or seen[0] is not state or seen[1] is None:
+        return False
+    vm = state.get("vm")
+    return type(vm) is dict and vm.get("pending") is seen[1]
 
 
 def _paying(state) -> bool:

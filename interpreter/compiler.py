@@ -80,31 +80,30 @@ def _mod(a, b, span=None):
 
 
 _CODE: dict = {}        # (source, file name, mode) -> Python code object
+_CODE_MAX = 200_000
 
 
 def remember_code(codes: dict):
     """Add code objects compiled before (interpreter/codecache.py) to those of this process."""
-    if len(_CODE) + len(codes) > 200_000:
+    if len(_CODE) + len(codes) > _CODE_MAX:
         _CODE.clear()
     _CODE.update(codes)
 
 
-def _python_code(code: str, filename: str, mode: str, used: dict):
-    """Python's compile() of generated source, remembered per process: building the same pack
-    again (a test's engines, a validator's, an overlay's shared rules) generates the same
-    sources, and compile() was two thirds of an engine's build. `used` receives what this
-    build used; it says whether anything was compiled anew (None) or found."""
-    key = (code, filename, mode)
+def _python_code(key: tuple) -> tuple:
+    """(Python's compile() of generated source, whether it was compiled now), remembered per
+    process by (source, file name, mode): building the same pack again (a test's engines, a
+    validator's, an overlay's shared rules) generates the same sources, and compile() was two
+    thirds of an engine's build."""
     got = _CODE.get(key)
-    if got is None:
-        if len(_CODE) > 200_000:
-            _CODE.clear()
-        with warnings.catch_warnings():     # Python's remarks on odd rules are not the designer's
-            warnings.simplefilter("ignore", SyntaxWarning)
-            got = _CODE[key] = compile(code, filename, mode)
-        used[None] = True
-    used[key] = got
-    return got
+    if got is not None:
+        return got, False
+    if len(_CODE) > _CODE_MAX:
+        _CODE.clear()
+    with warnings.catch_warnings():     # Python's remarks on odd rules are not the designer's
+        warnings.simplefilter("ignore", SyntaxWarning)
+        got = _CODE[key] = compile(*key)
+    return got, True
 
 
 def _index(o, i):
@@ -143,9 +142,10 @@ class Compiler:
         self.methods = methods or {}        # (type, name) -> type of a method formula read x.name
         self.bare = bare or {}              # formulas without parameters (a bare name calls them) -> type
         self._iterating: dict = {}          # formula -> whether its body builds a list (_iterates)
-        # the code objects this build used ((source, file, mode) -> code); None -> True when
-        # one was compiled anew (interpreter/codecache.py keeps them for the next process)
+        # the code objects this build used ((source, file, mode) -> code), and whether any was
+        # compiled anew (interpreter/codecache.py then keeps them for the next process)
         self.codes: dict = {}
+        self.compiled_anew = False
         # (type, field) -> where a field the pack declares is stored (Ruleset.slot), or None
         self.slots = slots or (lambda t, name: None)
         self.literals = literals or {}     # formula id -> its plain value, as prompts show it
@@ -194,10 +194,16 @@ class Compiler:
         return self.expr(e, scope)[0]
 
     def _compile(self, code: str):
-        return eval(_python_code(code, "<rulespec expression>", "eval", self.codes), self._ns)
+        return eval(self._code((code, "<rulespec expression>", "eval")), self._ns)
 
     def _exec(self, code: str, what: str):
-        exec(_python_code(code, f"<rulespec {what}>", "exec", self.codes), self._ns)
+        exec(self._code((code, f"<rulespec {what}>", "exec")), self._ns)
+
+    def _code(self, key: tuple):
+        got, fresh = _python_code(key)
+        self.codes[key] = got
+        self.compiled_anew |= fresh
+        return got
 
     def _const(self, value) -> str:
         """A name for a constant of the generated code (any Python value, shared, not copied)."""

@@ -39,8 +39,7 @@ class PlayoutPolicy:
                                rs.fn(d, "when", {n: "any" for n in _WHEN_NAMES}), d))
         self.heuristics = [(rs.fn(d, "value"), float(rs.static(d, "weight", 1) or 0), d)
                            for d in engine.pack.of_kind("heuristic")]
-        self._by_prompt: dict = {}
-        self._static_prompts: dict = {}     # prompt -> whether none of its hints has a `when`
+        self._by_prompt: dict = {}          # prompt -> (its hints, whether none has a `when`)
         self._static_weights: dict = {}     # (prompt, moves) -> (weights,) for those prompts
 
     @classmethod
@@ -55,15 +54,13 @@ class PlayoutPolicy:
         weight is 0: then the bot picks uniformly). A hint with a `when` condition applies only
         given the state, where the condition holds for the deciding player and the move."""
         prompt = (pending or {}).get("prompt") or ""
-        hints = self._by_prompt.get(prompt)
-        if hints is None:
-            hints = self._by_prompt[prompt] = [(m, w, when, d) for (p, m, w, when, d) in self.hints
-                                               if prompt.startswith(p)]
+        got = self._by_prompt.get(prompt)
+        if got is None:
+            hints = [(m, w, when, d) for (p, m, w, when, d) in self.hints if prompt.startswith(p)]
+            got = self._by_prompt[prompt] = (hints, all(when is None for _, _, when, _ in hints))
+        hints, static = got
         if not hints:
             return None
-        static = self._static_prompts.get(prompt)
-        if static is None:
-            static = self._static_prompts[prompt] = all(when is None for _, _, when, _ in hints)
         if static:      # no condition on the state: the weights of these moves are always the same
             key = (prompt, tuple(moves))
             got = self._static_weights.get(key)

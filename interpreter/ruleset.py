@@ -138,7 +138,7 @@ class Ruleset:
                 if d.kind in stored:
                     rs._bonus_of(d)
             rs._setup_rules()
-        if rs.comp.codes.pop(None, False):
+        if rs.comp.compiled_anew:
             codecache.store(pack, rs.comp.codes)
         return rs
 

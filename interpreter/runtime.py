@@ -600,13 +600,6 @@ class Runtime(BoardMixin, FightMixin):
     def f_space(self, track, n):
         return f"space:{track}:{int(n)}"
 
-    def _space_block(self, ref):
-        """The declared block of track space `ref` ("space:TRACK:N"), None for no such space."""
-        _, track, n = (ref.split(":") + ["", ""])[:3]
-        spaces = self.rs.tracks[track]["spaces"] if track in self.rs.tracks else ()
-        n = int(n) if n.isdigit() else -1
-        return spaces[n] if 0 <= n < len(spaces) else None
-
     def f_spaces(self, track):
         spaces = self.rs.tracks[track]["spaces"] if track in self.rs.tracks else ()
         return [f"space:{track}:{n}" for n in range(len(spaces))]
@@ -617,7 +610,7 @@ class Runtime(BoardMixin, FightMixin):
         if sp is self._UNSET:
             if len(blocks) > 10_000:        # refs a formula spelled out of range: bounded
                 blocks.clear()
-            sp = blocks[ref] = self._space_block(ref)
+            sp = blocks[ref] = tracks.declared_space(self.rs, ref)
         if sp is None:
             return None
         v = sp[name] if name in sp else sp.setdefault(name, self.rs.space_static(sp, name))

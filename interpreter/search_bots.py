@@ -125,11 +125,21 @@ def _gap(engine, evaluation, state, me, finish: float = 0.0) -> float:
     return gaps(engine, evaluation, state, finish)[me]
 
 
+def _decider(st):
+    """Who takes the pending decision (None when none is pending)."""
+    return (st["vm"]["pending"] or {}).get("player")
+
+
+def _not_turn_of(me):
+    """A stop for _forward: the decision is no longer `me`'s (its turn is over)."""
+    return lambda st: _decider(st) != me
+
+
 def _rest_of_turn(engine, st, rng, me, limit: int = 60, choose=None):
     """The deciding player's remaining decisions of this turn (a run of decisions by `me`), on
     `st` in place: each by `choose(moves)`, by default the cheap policy."""
     for _ in range(limit):
-        if engine.is_over(st) or (st["vm"]["pending"] or {}).get("player") != me:
+        if engine.is_over(st) or _decider(st) != me:
             return
         moves = engine.legal_moves(st)
         if not moves:
@@ -145,7 +155,7 @@ def _greedy_rest_of_turn(engine, evaluation, st, rng, me, finish: float = 0.0, l
     payments and forced steps by the cheap policy. A better continuation than the cheap
     policy's: the value of a turn's first choice no longer hangs on random follow-ups (an
     Annex that picks no City, a Wage War that moves no Troop)."""
-    mine = lambda x: (x["vm"]["pending"] or {}).get("player") != me      # noqa: E731 (stop: not my turn)
+    mine = _not_turn_of(me)
 
     def best_move(moves):
         if is_macro_step(st, moves):
@@ -196,7 +206,7 @@ class GreedyEvalBot:
         me = state["vm"]["pending"].get("player")
         ev = Evaluation.for_engine(engine, self.evaluation)
         seeds = [self.rng.getrandbits(_RNG_BITS) for _ in range(self.samples)]   # the same draws for every move
-        mine = lambda st: (st["vm"]["pending"] or {}).get("player") != me      # noqa: E731 (stop: not my turn)
+        mine = _not_turn_of(me)
         best, best_val = [], None
         for mv in moves:
             total = 0.0
@@ -431,7 +441,7 @@ class MctsBot:
         for _ in range(limit):
             if engine.is_over(st):
                 return
-            who = (st["vm"]["pending"] or {}).get("player")
+            who = _decider(st)
             moves = engine.legal_moves(st)
             if not moves:
                 return

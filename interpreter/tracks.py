@@ -41,9 +41,23 @@ def zone_at(tr: dict, n: int):
     return None
 
 
+def split_space(ref: str) -> tuple:
+    """(track, n as written) of a "space:TRACK:N" ref, "" for a part it lacks."""
+    _, track, n = (ref.split(":") + ["", ""])[:3]
+    return track, n
+
+
+def declared_space(rs, ref: str):
+    """The block the pack declares for track space `ref`, None for no such space."""
+    track, n = split_space(ref)
+    spaces = rs.tracks[track]["spaces"] if track in rs.tracks else ()
+    i = int(n) if n.isdigit() else -1
+    return spaces[i] if 0 <= i < len(spaces) else None
+
+
 def space_ref(rt, ref: str):
     """(track, n) of a space(track, n) ref; Abort for a track the pack does not declare."""
-    _, track, n = (ref.split(":") + ["", ""])[:3]
+    track, n = split_space(ref)
     if track not in rt.rs.tracks or not n.lstrip("-").isdigit():
         raise Abort(f"'{ref}' is not a space of a track")
     return track, int(n)
@@ -62,7 +76,7 @@ def spot(rt, ref: str, blank: dict, create: bool) -> dict:
     """The record of the piece standing on track space `ref` (space(track, n), a space declared
     `spot: true`), stored as tracks[id]["spots"][n] once something stands there: `blank` (a copy)
     until then, stored only when `create` (a piece is being put there; a read stores nothing)."""
-    _, track, n = (ref.split(":") + ["", ""])[:3]
+    track, n = split_space(ref)
     spaces = rt.rs.tracks[track]["spaces"] if track in rt.rs.tracks else ()
     if not (n.isdigit() and int(n) < len(spaces) and spaces[int(n)]["spot"]):
         raise Abort(f"space {n} of track '{track}' is not a spot where a piece can stand (spot: true)")
@@ -77,7 +91,7 @@ def spot(rt, ref: str, blank: dict, create: bool) -> dict:
 def stored_spot(rt, ref: str):
     """What is stored for track space `ref` (`spot`'s record once something stood there), else
     None: a read of any space, spot or not, without raising (most spaces are not spots)."""
-    _, track, n = (ref.split(":") + ["", ""])[:3]
+    track, n = split_space(ref)
     tr = rt.state["tracks"].get(track) if track in rt.rs.tracks else None
     spots = tr.get("spots") if type(tr) is dict else None
     return spots.get(n) if spots else None

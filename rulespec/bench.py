@@ -134,21 +134,27 @@ def _checkout(rev: str, into: Path) -> str:
 
 def _measure_in(checkout: Path, spec: dict, env: dict) -> dict:
     """bench_worker.measure in a fresh Python process importing the project from `checkout`."""
+    return _run_worker(checkout, spec, env, "the measurement",
+                       "does that revision have the pack, the bot and the player count asked for?")[0]
+
+
+def _run_worker(checkout: Path, spec: dict, env: dict, what: str, hint: str, prefix: list = ()) -> tuple:
+    """(bench_worker.measure's result, the process's stderr) from a fresh Python process that
+    imports the project from `checkout`, started under `prefix` (a profiler: valgrind)."""
     code = Path(bench_worker.__file__).read_text(encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-c", code, json.dumps(dict(spec, checkout=str(checkout)))],
+    proc = subprocess.run([*prefix, sys.executable, "-c", code, json.dumps(dict(spec, checkout=str(checkout)))],
                           cwd=checkout, env=env, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
-        raise RulespecError(Diagnostic("RS030", f"the measurement in {checkout} failed: {last[:300]}",
-                                       Span("<command line>"), "does that revision have the pack, the bot and "
-                                                               "the player count asked for?"))
+        raise RulespecError(Diagnostic("RS030", f"{what} in {checkout} failed: {last[:300]}",
+                                       Span("<command line>"), hint))
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     where = Path(out["engine_file"]).resolve()
     if not where.is_relative_to(checkout.resolve()):
-        raise RulespecError(Diagnostic("RS030", f"the measurement meant for {checkout} imported rulespec from "
+        raise RulespecError(Diagnostic("RS030", f"{what} meant for {checkout} imported rulespec from "
                                                 f"{where}", Span("<command line>"),
                                        "an installed rulespec shadows the checkout: report this"))
-    return out
+    return out, proc.stderr
 
 
 def _merge(runs: list) -> dict:
@@ -205,20 +211,17 @@ def _instructions_in(checkout: Path, spec: dict, env: dict) -> dict:
         raise RulespecError(Diagnostic("RS030", "--instructions needs valgrind, which is not installed",
                                        Span("<command line>"), "install valgrind (apt install valgrind), or leave "
                                                                "--instructions out: the CPU-time ratio stays"))
-    code = Path(bench_worker.__file__).read_text(encoding="utf-8")
     quiet = dict(env, RULESPEC_NO_CACHE="1")
+    hint = "does valgrind run this Python (valgrind --version)?"
 
     def count(seeds: list) -> tuple:
-        proc = subprocess.run([valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                               sys.executable, "-c", code, json.dumps(dict(spec, seeds=seeds, checkout=str(checkout)))],
-                              cwd=checkout, env=quiet, capture_output=True, text=True, check=False)
-        found = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
-        if proc.returncode != 0 or found is None:
-            last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
-            raise RulespecError(Diagnostic("RS030", f"counting instructions in {checkout} failed: {last[:300]}",
-                                           Span("<command line>"), "does valgrind run this Python (valgrind --version)?"))
-        games = json.loads(proc.stdout.strip().splitlines()[-1])["games"]
-        return int(found[1].replace(",", "")), sum(g["decisions"] for g in games)
+        out, stderr = _run_worker(checkout, dict(spec, seeds=seeds), quiet, "counting instructions", hint,
+                                  [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"])
+        found = re.search(r"I\s+refs:\s+([\d,]+)", stderr)
+        if found is None:
+            raise RulespecError(Diagnostic("RS030", f"counting instructions in {checkout}: valgrind printed no "
+                                                    "count", Span("<command line>"), hint))
+        return int(found[1].replace(",", "")), sum(g["decisions"] for g in out["games"])
     setup, _ = count([])
     total, decisions = count(spec["seeds"])
     n = max(total - setup, 0)

@@ -143,7 +143,8 @@ def test_instructions_subtract_the_setup_and_compare_per_decision(monkeypatch):
         side = "a" if Path(cwd) == bench.PROJECT else "b"
         seen.append((side, len(spec["seeds"])))
         games = [{"decisions": 100} for _ in spec["seeds"]]
-        return subprocess.CompletedProcess(cmd, 0, json.dumps({"games": games}) + "\n",
+        out = {"games": games, "engine_file": str(Path(cwd) / "rulespec" / "__init__.py")}
+        return subprocess.CompletedProcess(cmd, 0, json.dumps(out) + "\n",
                                            f"==1== I   refs:      {counts[side, len(spec['seeds'])]:,}\n")
     monkeypatch.setattr(bench.shutil, "which", lambda name: "/usr/bin/valgrind")
     monkeypatch.setattr(bench.subprocess, "run", fake_run)
