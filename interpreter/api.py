@@ -17,7 +17,7 @@ from rulespec.pack import Pack, load_pack
 from rulespec.board import Board, NoMap, board_for
 
 from . import rng, vm
-from .constraints import ConstraintChecker
+from .constraints import ConstraintChecker, Writes
 from .ruleset import Ruleset
 from .runtime import Runtime
 from .state import initial_state, setup_for, state_problem
@@ -60,7 +60,7 @@ class Engine:
         self._boards = {}
         self.verify_moves = verify_moves
         # the moves tried by the last legal_moves: (the state as marshal bytes, {move: (the
-        # state after it, its events)}), for apply to adopt instead of running the move again
+        # state after it, its events, what it wrote)}), for apply to adopt instead of running the move again
         self._tried = None
         # (state, its pending decision) that legal_moves checked last: apply of a move on that
         # very state, still at that decision, does not check its shape again (a damaged state
@@ -235,14 +235,14 @@ class Engine:
         they are checked when a move is applied (a move that breaks one is refused there and
         reported by playouts as RS302), not in this filter. The state the move leads to is
         kept (Engine._tried) for the apply of the move that follows."""
-        st, events = marshal.loads(frozen), []
+        st, events, wrote = marshal.loads(frozen), [], []
         try:
-            self.apply(st, move, check=False, events=events, transactional=False)
+            self.apply(st, move, check=False, events=events, transactional=False, wrote=wrote)
         except IllegalMove:
             return False
         tried = self._tried
         if tried is not None and tried[0] is frozen:
-            tried[1][move] = (st, events)
+            tried[1][move] = (st, events, wrote[0])
         return True
 
     def _adopt(self, state, move):
@@ -256,25 +256,33 @@ class Engine:
         # in-place caller does not change it between the two calls), else compare the bytes
         if not _at(state, tried[2:]) and marshal.dumps(state) != tried[0]:
             return None
-        after, events = tried[1][move]
+        after, events, wrote = tried[1][move]
         state.clear()
         state.update(after)
         rt = self.runtime(state)
         rt.events = list(events)
+        rt.wrote = wrote
         return rt
 
     def apply(self, state, move: str, check: bool = True, events: list | None = None,
-              transactional: bool = True) -> dict:
+              transactional: bool = True, wrote: list | None = None) -> dict:
         """The state after `move`. check: every pack constraint must hold afterwards.
         events: a list that receives what the move did, in order (interpreter/events.py): the
         pack's events `{"event": "card_gained", "side": "red", ...}` and the account's text
         lines `{"event": "log", "text": ...}` (events.account / events.structured split them).
         transactional=False changes the given state itself instead of a copy (a third faster):
         for callers that never look at the old state again, such as a replay or a bot's game
-        (play_game), which give up on the first refused move (the state is then half-changed)."""
+        (play_game), which give up on the first refused move (the state is then half-changed),
+        and change the state only by applying moves: the constraint check of a move applied in
+        place to the last state that passed compares only what the move wrote.
+        wrote: a list that receives what the move wrote (constraints.Writes, None: unknown)."""
         if not _at(state, self._checked):
             self.check_state(state)
         self._checked = None
+        checker, passed = self.constraint_checker, self.constraint_checker.passed
+        from_passed = not transactional and _at(state, passed)
+        if not transactional and passed is not None and passed[0] is state:
+            checker.passed = None       # it changes now: known again once checked
         pending = state["vm"]["pending"]
         if state.get("over") or pending is None:
             raise IllegalMove(move, "the game is over")
@@ -290,9 +298,10 @@ class Engine:
         try:
             if rt is None:
                 rt = self.runtime(st)
+                rt.wrote = Writes()
                 vm.resume(rt, kind, value)
             if check:
-                self._check_constraints(rt)
+                self._check_constraints(rt, rt.wrote if from_passed else None, keep=not transactional)
         except vm.Abort as e:
             raise IllegalMove(move, e.reason, e.span, (rt, rt.env if isinstance(rt.env, dict) else {})) from None
         except RecursionError:
@@ -310,12 +319,17 @@ class Engine:
                                            "please report this with the game log")) from e
         if events is not None:
             events.extend(rt.events)
+        if wrote is not None:
+            wrote.append(rt.wrote)
         return st
 
-    def _check_constraints(self, rt):
+    def _check_constraints(self, rt, wrote=None, keep=False):
         """Every pack constraint must hold after the move (interpreter/constraints.py: only
-        those whose inputs differ from the last state that passed are evaluated again)."""
-        self.constraint_checker.check(rt)
+        those whose inputs differ from the last state that passed are evaluated again; with
+        `wrote`, what the move wrote to that very state, only those keys are compared; keep:
+        the state is changed only by moves applied in place, so the next one may be checked
+        by its writes)."""
+        self.constraint_checker.check(rt, wrote, keep)
 
     def is_over(self, state) -> bool:
         if not isinstance(state, dict):

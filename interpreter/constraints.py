@@ -229,6 +229,41 @@ class _Changes:
         return bool(self.top or self.by_player)
 
 
+class Writes:
+    """What a move may have changed in the state (Runtime.wrote): keys of the state (`top`) and
+    keys of the sides' records (`side`, any side). The VM and the primitives note every write
+    they make as they make it; a primitive that cannot say what it writes makes the whole log
+    unknown (Runtime.wrote = None). Then a check compares only the keys written (the rest of
+    the state is the last checked one's) instead of every key a constraint ever read: a move
+    that writes nothing a constraint reads (a payment tap, a choice that only opens a block)
+    costs no comparison at all."""
+
+    __slots__ = ("top", "side")
+
+    def __init__(self):
+        self.top: set = set()
+        self.side: set = set()
+
+    def at(self, store: str, key: str):
+        """A write under state[store] (the sides' store: their key; '' the game's own fields)."""
+        if store == "p":
+            self.side.add(key)
+        else:
+            self.top.add(store or key)
+
+
+# The test suite sets this: every check by a move's writes is compared with the full one
+# (tests/conftest.py), so a primitive that writes without noting it fails the tests.
+VERIFY_WRITES = False
+
+
+def _verify(by_writes: "_Changes", full: "_Changes", wrote: Writes):
+    if by_writes.top != full.top or by_writes.by_player != full.by_player:
+        raise AssertionError(f"a move changed what it did not note: by its writes {by_writes.top} "
+                             f"{by_writes.by_player}, in full {full.top} {full.by_player} "
+                             f"(noted: {sorted(wrote.top)}, sides {sorted(wrote.side)})")
+
+
 _MISSING = object()
 _P = frozenset(("p",))     # the players' things: compared key by key, per player
 _ATOMS = (int, str, bool, float, type(None))
@@ -267,7 +302,12 @@ class _Snapshot:
             seen = self._seen[who] = tuple(snap.get(k, _MISSING) for k in keys.names)
         return keys.values(d) == seen
 
-    def changes(self, st: dict, watched: _Reads) -> _Changes:
+    def changes(self, st: dict, watched: _Reads, wrote: Writes | None = None) -> _Changes:
+        """What differs from the snapshot under the watched keys; `wrote`: the move from the
+        snapshot's very state wrote only these keys (the others are compared by not being
+        written)."""
+        if wrote is not None:
+            return self._written(st, watched, wrote)
         top_bases, own_bases = self.keys(watched)
         snap = self.top
         top = set()
@@ -293,6 +333,31 @@ class _Snapshot:
                     hit |= _what_differs(k, now, was)
             if hit:
                 by_player[q] = hit
+        return _Changes(top, by_player)
+
+    def _written(self, st: dict, watched: _Reads, wrote: Writes) -> _Changes:
+        top_bases, own_bases = self.keys(watched)
+        top, by_player = set(), {}
+        snap = self.top
+        for k in wrote.top:
+            if k in top_bases.set:
+                now, was = st.get(k, _MISSING), snap.get(k, _MISSING)
+                if now != was:
+                    top |= _what_differs(k, now, was)
+        keys = [k for k in wrote.side if k in own_bases.set]
+        if keys:
+            for q, mine in st["p"].items():
+                old = self.p.get(q)
+                if old is None:
+                    by_player[q] = {_ANY}
+                    continue
+                hit = set()
+                for k in keys:
+                    now, was = mine.get(k, _MISSING), old.get(k, _MISSING)
+                    if now != was:
+                        hit |= _what_differs(k, now, was)
+                if hit:
+                    by_player[q] = hit
         return _Changes(top, by_player)
 
     def update(self, st: dict, watched: _Reads, changes: _Changes | None):
@@ -378,14 +443,34 @@ class ConstraintChecker:
         self.read_by_any = _Reads()     # `own` holds every player key any constraint read
         self.snapshot = _Snapshot()
         self.learnt = not self.constraints      # every constraint evaluated at least once
+        # (state, its pending decision): the last state that passed, when its caller changes it
+        # only by moves applied in place (api.apply): the snapshot's very state
+        self.passed = None
 
-    def check(self, rt):
-        """Raise vm.Abort with the constraint's message when one does not hold in rt.state."""
+    @property
+    def written_suffices(self) -> bool:
+        """Whether the keys a move wrote can stand for what it changed: not when a constraint
+        read every key of the state or of a side (compared in full), or the running rules
+        (`vm`, which every move changes and no move notes)."""
+        w = self.read_by_any
+        return _ANY not in w.top and _ANY not in w.own and "vm" not in w.top
+
+    def check(self, rt, wrote: Writes | None = None, keep: bool = False):
+        """Raise vm.Abort with the constraint's message when one does not hold in rt.state.
+        wrote: what the move wrote, when it was applied to the last state that passed (and
+        nothing else changed it since): only those keys are compared. keep: remember this
+        state as `passed` when it passes (its next move may be checked by its writes)."""
         st = rt.state
+        self.passed = None
         changes = None
+        if wrote is not None and (not self.written_suffices or st["p"].keys() != self.snapshot.p.keys()):
+            wrote = None
         if self.learnt:
-            changes = self.snapshot.changes(st, self.read_by_any)
+            changes = self.snapshot.changes(st, self.read_by_any, wrote)
+            if VERIFY_WRITES and wrote is not None:
+                _verify(changes, self.snapshot.changes(st, self.read_by_any), wrote)
             if not changes:
+                self.passed = (st, st["vm"]["pending"]) if keep else None
                 return          # nothing any constraint ever read differs (most moves)
         todo = []
         for c in self.constraints:
@@ -398,6 +483,7 @@ class ConstraintChecker:
             self._evaluate(rt, todo)
         self.snapshot.update(st, self.read_by_any, changes)
         self.learnt = True
+        self.passed = (st, st["vm"]["pending"]) if keep else None
 
     def _evaluate(self, rt, todo):
         st = rt.state

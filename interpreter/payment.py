@@ -51,6 +51,7 @@ def _keep_leftover(rt, k, alt):
     """After a payment: what the pool holds beyond the alternative paid (money excepted: it
     went to the treasury, or is the first sources' surplus, see `step`)."""
     rest = {s: n - alt.get(s, 0) for s, n in k["pool"].items() if s != rt.rs.money and n > alt.get(s, 0)}
+    rt.wrote_at("", "leftover")
     if rest:
         rt.state["leftover"] = {"player": k["player"], "action": k["ctx"].get("action"),
                                 "phase": rt.state.get("phase"), "symbols": rest}

@@ -25,6 +25,19 @@ from .vm import Abort, push
 
 _ATTR_METHODS: dict = {}
 _VERB_METHODS: dict = {}        # (Runtime class, verb) -> its v_/i_ method, or None (Runtime.verb)
+# The state keys each primitive verb writes itself (constraints.Writes; the blocks they return
+# or run note their own writes): a verb not listed makes the move's writes unknown.
+_VERB_WRITES = {
+    "run_block": (), "perform": (), "run": (), "play_phase": (), "phase_end_hook": (),
+    "log": (), "event": (), "add_to_payment": (),       # the payment in progress is the VM's
+    "mark": ("marks",), "waste_leftover": ("leftover",), "set_turn_order": ("turn_order",),
+    "advance": ("tracks", "seq"), "remeasure": ("tracks", "seq"),
+    "begin_phase": ("phase", "marks", "fresh", "leftover"),
+    "end_phase": ("marks", "fresh", "leftover", "winners", "ending", "over"),
+    "check_end": ("winners", "ending", "over"), "end_game": ("over",),
+    "move": (),         # interpreter/verbs.py notes the places it takes from and puts in
+}
+_ACTION_WRITES = ("spent", "leftover")     # an action starts its payments afresh (Runtime.call)
 # the local holding where a `@reports_caller` procedure was called (no pack name starts with _)
 CALLER = "_caller"
 
@@ -60,6 +73,9 @@ class Runtime(BoardMixin, FightMixin):
         self.memo: dict | None = None
         # While constraints are checked (interpreter/constraints.py): where reads are noted.
         self.read_log = None
+        # What the move being applied wrote (constraints.Writes), for the constraint check; None
+        # when unknown (api.apply starts one; a write no primitive can describe ends it)
+        self.wrote = None
         # The work budget of this call of the API (rulespec.limits): formula calls, elements
         # iterated by comprehensions, ranges, ways to reduce a cost. A Runtime serves one call.
         self.work = limits.WORK_BUDGET
@@ -110,6 +126,12 @@ class Runtime(BoardMixin, FightMixin):
         elif log is not None:       # served from the memo: note again what computing it read
             log.cur |= memo[("reads", key)]
         return got
+
+    def wrote_at(self, store: str, key: str):
+        """Note a write under state[store] (the sides' store: their `key`) in the move's writes
+        (constraints.Writes), for primitives that write the state themselves."""
+        if self.wrote is not None:
+            self.wrote.at(store, key)
 
     # ------------------------------------------------------------ helpers
     def P(self, player) -> dict:
@@ -388,15 +410,20 @@ class Runtime(BoardMixin, FightMixin):
             if name in verbs.entry_names(self):     # kept by the thing's entry where it is
                 verbs.set_entry(self, obj, name, value, span)
                 return
+            if self.wrote is not None:
+                self.wrote.at("", "vars")
             self.state.setdefault("vars", {}).setdefault(obj, {})[name] = value
             return
         t = self.type_name(obj) if isinstance(obj, str) else None
         if t == "space" or t in self.rs.record_lists:       # a record of a side's list, a track space
             rec = self._record_at(obj, True)        # Abort: a track space that is not a spot
             if rec is not None and (name in rec or obj.startswith("space:")):
+                self.wrote = None
                 rec[name] = value
                 return
         if otype == "player" or obj in self.state["p"]:
+            if self.wrote is not None:
+                self.wrote.at("p", "vars")
             self.P(obj)["vars"][name] = value
             return
         raise Abort(f"cannot set {name} of {obj}", span)
@@ -758,11 +785,13 @@ class Runtime(BoardMixin, FightMixin):
         have = self.treasury(p)
         if have < n:
             raise Abort(f"{p} has {have} {self.rs.money} in the treasury, needs {n}")
+        self.wrote_at("p", self.rs.treasury_key)
         self.P(p)[self.rs.treasury_key] = have - n
 
     def deposit(self, p, n):
         """Money into the side's treasury (a pack with none keeps nothing)."""
         if self.rs.treasury_key:
+            self.wrote_at("p", self.rs.treasury_key)
             self.P(p)[self.rs.treasury_key] += n
 
     def surplus_kept(self, p) -> bool:
@@ -844,16 +873,20 @@ class Runtime(BoardMixin, FightMixin):
             k = source.split(".", 1)[1]
             if rec is None:
                 raise Abort("the marker is on no record to tap")
+            self.wrote_at("p", self.rs.marked_list)
             rec["used"][k] = symbol
             sym = (self.item(rec[k]).get("bottom", {}) if k != "printed"
                    else self.rs.printed_symbols(p, self.rs.marked_record, pl["marker"]))
             n = sym.get(symbol, 0)
         elif (held := source.partition("."))[2] in self.rs.bonuses.get(held[0], ()):    # a held record's bonus (KIND.ID)
             kind, _, a = held
+            self.wrote_at(self.rs.world.kinds[kind].store, "used")
             self.state[self.rs.world.kinds[kind].store][a]["used"] = True
             n = self.rs.bonuses[kind][a][0].get(symbol, 0)
         else:
             n = 0
+            self.wrote_at("p", "court")
+            self.wrote_at("p", "tiles")
             for s in pl["court"]:
                 if s["card"] == source and not s["exhausted"]:
                     s["exhausted"] = True
@@ -864,6 +897,7 @@ class Runtime(BoardMixin, FightMixin):
                     n = self.item(source).get("bottom", {}).get(symbol, 0)
         if n <= 0:
             raise Abort(f"{source} has no {symbol} to use")
+        self.wrote_at("", "spent")
         self.state.setdefault("spent", []).append(source)
         if symbol == self.rs.money and not source.startswith(here):
             self.deposit(p, n)        # money from Cortigiano cards and tiles goes to the treasury
@@ -878,6 +912,13 @@ class Runtime(BoardMixin, FightMixin):
             cls = type(self)
             m = _VERB_METHODS[key] = getattr(cls, "v_" + name, None) or getattr(cls, "i_" + name, None)
         if m is not None:
+            w = self.wrote
+            if w is not None:
+                keys = _VERB_WRITES.get(name)
+                if keys is None:
+                    self.wrote = None       # a primitive that does not say what it writes
+                else:
+                    w.top.update(keys)
             return m(self, env, args, kwargs, span)
         if name in self.rs.procedures:
             return self.call(self.rs.procedures[name], env, args, kwargs, span)
@@ -893,6 +934,8 @@ class Runtime(BoardMixin, FightMixin):
             local[CALLER] = f"{span.file.rsplit('/', 1)[-1]}:{span.line}"      # read by log
         if c.decl.kind == "action":
             local["action"] = c.id
+            if self.wrote is not None:
+                self.wrote.top.update(_ACTION_WRITES)
             self.state["spent"] = []
             self.state.pop("leftover", None)
             self.log(f"{local['player']}: {c.decl.title or c.id}")
@@ -1131,6 +1174,7 @@ class Runtime(BoardMixin, FightMixin):
     # ------------------------------------------------------------ flow
     def on_flow_end(self):
         """The round block finished: end the game or play the next round."""
+        self.wrote = None
         self.v_check_end({"player": None}, [flow.END_OF_ROUND], {}, None)
         if self.state["ending"] or self.state["over"]:
             self.state["over"] = True

@@ -41,6 +41,7 @@ class Place:
     entries: tuple = ()             # the holder record's @entry fields (FieldDefs)
     owner: object = None
     thing: object = None            # what is there, when the place was named (`zone[0]`, `room.card`)
+    where: tuple = ()               # (store, key) of the state it is kept under (constraints.Writes)
 
 
 def world(rt):
@@ -85,13 +86,13 @@ def entry_at(rt, zone: str, owner, n):
     ids = _ids(items)
     if not isinstance(n, int) or not -len(ids) <= n < len(ids):
         raise Abort(f"zone '{z.name}' has no thing at position {n} (it holds {len(ids)})")
-    return Place(items=items, zone=z, owner=owner, thing=ids[n])
+    return Place(items=items, zone=z, owner=owner, thing=ids[n], where=(z.store, z.key))
 
 
 # ------------------------------------------------------------------ records held in lists
 def record_ref(rt, ref):
-    """`OWNER.RECn` -> (record dict, record type): the n-th record of type REC in the list field
-    of OWNER's record declared `list of REC` (`red.room2`)."""
+    """`OWNER.RECn` -> (record dict, record type, (store, list key)): the n-th record of type
+    REC in the list field of OWNER's record declared `list of REC` (`red.room2`)."""
     m = _REF.match(ref) if isinstance(ref, str) else None
     if m is not None:
         w = world(rt)
@@ -106,7 +107,7 @@ def record_ref(rt, ref):
                     lst = owner.get(f.key)
                     n = int(m["n"])
                     if isinstance(lst, list) and n < len(lst):
-                        return lst[n], rtype
+                        return lst[n], rtype, (kind.store, f.key)
     raise Abort(f"'{ref}' is not a record that holds things")
 
 
@@ -178,18 +179,18 @@ def locate(rt, x, keeping: str = "") -> Place | None:
     for z in game:
         items = supply.get(z.key)
         if items is not None and (lst := _in_zone(z, items, x)) is not None:
-            return Place(items=lst, zone=z)
+            return Place(items=lst, zone=z, where=(z.store, z.key))
     for store, zones, lists in owned:
         for oid, rec in state.get(store, {}).items():
             for z in zones:
                 items = rec.get(z.key)
                 if items is not None and (lst := _in_zone(z, items, x)) is not None:
-                    return Place(items=lst, zone=z, owner=oid)
+                    return Place(items=lst, zone=z, owner=oid, where=(store, z.key))
             for key, fields, entries in lists:
                 for r in rec.get(key) or ():
                     for f in fields:
                         if r.get(f.key) == x:
-                            return Place(record=r, field=f.key, entries=entries, owner=oid)
+                            return Place(record=r, field=f.key, entries=entries, owner=oid, where=(store, key))
     return None
 
 
@@ -201,11 +202,21 @@ def _first_copy(rt, x):
         if z.grouped and not z.owner:
             pile = rt.state.get(GAME_STORE, {}).get(z.key, {}).get(x)
             if pile:
-                return pile[0], Place(items=pile, zone=z)
+                return pile[0], Place(items=pile, zone=z, where=(z.store, z.key))
     return None
 
 
+def _wrote(rt, where: tuple):
+    """Note a write at a place (Place.where) in the move's writes; a place that does not say
+    where it is kept makes them unknown."""
+    if where:
+        rt.wrote_at(*where)
+    else:
+        rt.wrote = None
+
+
 def take_out(rt, place: Place, x):
+    _wrote(rt, place.where)
     if place.record is not None:
         place.record[place.field] = None
         for f in place.entries:
@@ -253,7 +264,7 @@ def _target(rt, dest, at, values, span):
         raise Abort(f"'{dest}' is not a zone or a field that holds a thing", span)
     what, a, b = dest
     if what == "holder":
-        rec, rtype = record_ref(rt, a)
+        rec, rtype, where = record_ref(rt, a)
         f = holder_field(rt, rtype, b)
         entries = _holders(rt)[rtype][1]
         unknown = [k for k in values if k not in {e.name for e in entries}]
@@ -263,6 +274,7 @@ def _target(rt, dest, at, values, span):
             raise Abort(f"{a} already holds {rec[f.key]} as its {b}", span)
 
         def put_held(x, at):
+            rt.wrote_at(*where)
             rec[f.key] = x
             for e in entries:
                 rec[e.key] = values.get(e.name, _default(e))
@@ -276,6 +288,7 @@ def _target(rt, dest, at, values, span):
         raise Abort(f"zone '{z.name}' has no positions to put a thing at", span)
 
     def put_in(x, at):
+        rt.wrote_at(z.store, z.key)
         lst = items
         if z.grouped:
             lst = items.setdefault(type_of(x), [])
@@ -291,18 +304,19 @@ def _target(rt, dest, at, values, span):
 
 # ------------------------------------------------------------------ entry fields
 def entry_place(rt, x, name):
-    """(container dict, key) of entry field `name` of thing `x` where it is, or None."""
+    """(container dict, key, (store, key) of the state holding it) of entry field `name` of
+    thing `x` where it is, or None."""
     place = locate(rt, x, name)
     if place is None:
         return None
     if place.record is not None:
         f = next((e for e in place.entries if e.name == name), None)
-        return (place.record, f.key) if f is not None else None
+        return (place.record, f.key, place.where) if f is not None else None
     f = place.zone.entry.get(name)
     if f is None:
         return None
     e = next(e for e in place.items if isinstance(e, dict) and e["id"] == x)
-    return e, f.key
+    return e, f.key, place.where
 
 
 def entry_value(rt, x, name):
@@ -354,6 +368,7 @@ def set_entry(rt, x, name, value, span=None):
     got = entry_place(rt, x, name)
     if got is None:
         raise Abort(f"{x} is not in a place that keeps '{name}'", span)
+    _wrote(rt, got[2])
     got[0][got[1]] = bool(value) if isinstance(got[0].get(got[1]), bool) else value
 
 
@@ -370,9 +385,9 @@ def entry_names(rt) -> frozenset:
 
 def held(rt, ref, name):
     """`RECORD.HOLDER` as the thing to move: that holder field (Abort when it holds nothing)."""
-    rec, rtype = record_ref(rt, ref)
+    rec, rtype, where = record_ref(rt, ref)
     f = holder_field(rt, rtype, name)
     x = rec.get(f.key)
     if x is None:
         raise Abort(f"{ref} holds nothing as its {name}")
-    return Place(record=rec, field=f.key, entries=_holders(rt)[rtype][1], thing=x)
+    return Place(record=rec, field=f.key, entries=_holders(rt)[rtype][1], thing=x, where=where)

@@ -98,6 +98,8 @@ def run(rt, floor: int = 0):
                         rt.memo, memo_player, memo_action = {}, player, action
                 else:
                     rt.memo = None
+                    if op not in _NOTED:
+                        rt.wrote = None         # a payment, a roll...: writes not noted one by one
                 r = execs[op](rt, fr, ins, returned)
                 rt.memo = None
             else:
@@ -454,6 +456,10 @@ _EXEC = [_EXEC[op] for op in range(len(_EXEC))]     # opcodes are 0..14: a list 
 # shared by the others (see run) is closed before and after each of them
 _CHANGES = [op in (C.SET, C.PAY, C.CALL, C.BREAK, C.ROLL, C.RANDOM, C.SHUFFLE) for op in range(len(_EXEC))]
 _READS_FIRST = (C.SET, C.CALL)      # changing instructions that evaluate all their expressions first
+# changing instructions whose writes are noted as they are made (Runtime.wrote): a `set` by
+# world_store, a call by Runtime.verb, a payment's by the Runtime's tap, withdraw and deposit;
+# `break` changes only the running frames
+_NOTED = (C.SET, C.CALL, C.BREAK, C.PAY)
 
 
 def _where(sp: Span) -> str:

@@ -245,6 +245,7 @@ def put(rt, s: Slot, x, value):
     home map, a `player_var`, keeps none as its value)."""
     _refuse_printed(s)
     rec = the_ref(rt, x, s.kind)[3] if s.of_record else record(rt, s.store, x, s.kind)
+    _note(rt, s, x)
     if s.home:
         rec = rec[s.home]
     elif value is None and s.sparse:
@@ -277,6 +278,7 @@ def put_item(rt, s: Slot, x, key, value):
     at the end; a count of 0 (or less) removes its key, as a count by is never kept at zero."""
     _refuse_printed(s)
     rec = the_ref(rt, x, s.kind)[3] if s.of_record else record(rt, s.store, x, s.kind)
+    _note(rt, s, x)
     if s.home:
         rec = rec[s.home]
     m = rec.get(s.key) if s.sparse else rec[s.key]
@@ -288,6 +290,22 @@ def put_item(rt, s: Slot, x, key, value):
             m.pop(key, None)
             return
     m[key] = value
+
+
+def _note(rt, s: Slot, x):
+    """Note the write of field `s` of `x` in the move's writes (constraints.Writes): the key of
+    the state, or of a side's record, it changes. A record value (a dict) may sit anywhere in
+    the state: the writes become unknown."""
+    w = rt.wrote
+    if w is None:
+        return
+    if type(x) is dict:
+        rt.wrote = None
+    elif s.of_record:
+        where = spelling(rt.rs, x)          # (type, owner, index, store, list key)
+        w.at(where[3], where[4])
+    else:
+        w.at(s.store, s.home or s.key)
 
 
 def new_record(rt, rtype: str, given: dict) -> dict:
@@ -387,6 +405,8 @@ def zone_things(rt, zr: ZoneRead, x):
 
 def set_count(rt, zr: ZoneRead, n):
     """`set PILE = n` on a counted zone of the game: how many it holds now (never below 0)."""
+    if rt.wrote is not None:
+        rt.wrote.at(zr.store, zr.key)
     rt.state[zr.store][zr.key] = max(0, int(n or 0))
 
 

@@ -57,6 +57,18 @@ def _fewer_garbage_collections():
 _fewer_garbage_collections()
 
 
+def _verify_constraint_writes():
+    """A move applied in place to the last state that passed is checked by what it wrote
+    (interpreter/constraints.py, Writes): the tests also make every such check in full and fail
+    on any difference, so a primitive that changes the state without noting it is caught by
+    every game the tests play, of every pack."""
+    from interpreter import constraints
+    constraints.VERIFY_WRITES = True
+
+
+_verify_constraint_writes()
+
+
 def pytest_collection_finish(session):
     """What the collection built (modules, test items, parametrised values) lives to the end of
     the run: frozen (gc.freeze), the collector no longer walks it at every full collection."""

@@ -145,3 +145,47 @@ def test_record_fields_are_read_one_by_one(engine):
     st["p"][q]["court"].append(dict(st["p"][q]["court"][0]))
     grown = snapshot.changes(st, everything)
     assert cards.targets(players, grown) == [q]
+
+
+def test_in_place_play_is_checked_by_its_writes_with_the_full_verdict(engine, monkeypatch):
+    """A move applied in place to the last state that passed is checked by what it wrote
+    (constraints.Writes): the verdict of every move is a full evaluation's, refusals included,
+    without the test suite's cross-check (VERIFY_WRITES) doing the work."""
+    from interpreter import constraints
+    monkeypatch.setattr(constraints, "VERIFY_WRITES", False)
+    by_writes = refused = 0
+    for seed in (11, 12):
+        rng = random.Random(seed)
+        state = engine.new_game(4, seed)
+        for _ in range(300):
+            if engine.is_over(state):
+                break
+            mv = rng.choice(engine.legal_moves(state))
+            before = copy.deepcopy(state)
+            try:
+                after = engine.apply(copy.deepcopy(state), mv, check=False)
+            except IllegalMove:
+                continue
+            full = _verdict(ConstraintChecker(engine.rs.constraints), engine, after)
+            by_writes += engine.constraint_checker.passed is not None and engine.constraint_checker.passed[0] is state
+            try:
+                engine.apply(state, mv, transactional=False)
+                assert full is None, (mv, full)
+            except IllegalMove as e:
+                assert full is not None and e.reason == full, (mv, e.reason, full)
+                refused += 1
+                state = before          # refused in place: the state is half-changed
+    assert by_writes > 200 and refused > 0, (by_writes, refused)
+
+
+def test_a_write_not_noted_fails_the_cross_check(monkeypatch):
+    """The safety net of the tests: a primitive that changes the state without noting it in
+    the move's writes makes the in-place check differ from the full one, which the suite's
+    cross-check (VERIFY_WRITES, on in tests/conftest.py) reports as an engine error."""
+    from interpreter import constraints, world_store
+    from rulespec.errors import RulespecError
+    from interpreter.bots import play_game
+    monkeypatch.setattr(constraints, "VERIFY_WRITES", True)
+    monkeypatch.setattr(world_store, "_note", lambda rt, s, x: None)
+    with pytest.raises(RulespecError, match="did not note"):
+        play_game(Engine(load_pack("base_3to5")), 4, 1, "random")
