@@ -147,6 +147,14 @@ def _next(fr):
     fr["k"] = None
 
 
+def _enter(rt, fr, block: int, env: dict, scope: bool = False):
+    """Run a block in place of the instruction (a branch of an `if`, a procedure called): the
+    frame moves on to its next instruction first, so the block's end returns there without
+    coming back to the instruction (a loop, which does come back, keeps `k` instead)."""
+    _next(fr)
+    push(rt, block, env, scope)
+
+
 def _child_env(fr, **bind):
     env = dict(fr["env"])
     env.update(bind)
@@ -189,12 +197,10 @@ def x_if(rt, fr, ins, returned):
     env = fr["env"]
     for cond, blk in ins[2]:
         if cond(rt, env):
-            fr["k"] = 1
-            push(rt, blk, dict(env))
+            _enter(rt, fr, blk, dict(env))
             return
     if ins[3] is not None:
-        fr["k"] = 1
-        push(rt, ins[3], dict(env))
+        _enter(rt, fr, ins[3], dict(env))
         return
     _next(fr)
 
@@ -326,8 +332,7 @@ def x_either(rt, fr, ins, returned):
 def resume_either(rt, fr, ins, label):
     for lab, where, blk in ins[4]:
         if _text(rt, fr, lab) == label:
-            fr["k"] = 1
-            push(rt, blk, dict(fr["env"]))
+            _enter(rt, fr, blk, dict(fr["env"]))
             return
     raise Abort(f"no option '{label}'")
 
@@ -367,8 +372,7 @@ def x_call(rt, fr, ins, returned):
     rt.memo = None          # (run: the window closes before the change)
     result = rt.verb(verb, env, values, kwargs, sp)
     if result is not None:        # the verb runs rules of its own: (block, env)
-        fr["k"] = 1
-        push(rt, result[0], result[1], scope=True)
+        _enter(rt, fr, result[0], result[1], scope=True)
         return
     fr["pc"] += 1
 
@@ -417,8 +421,7 @@ def x_random(rt, fr, ins, returned):
         return
     value = rng.draw(rt.state, items, "picks", f"one of the {len(items)} element(s) to pick from", sp)
     rt.log(f"picked at random: {value}")
-    fr["k"] = 1
-    push(rt, body, _child_env(fr, **{var: value}))
+    _enter(rt, fr, body, _child_env(fr, **{var: value}))
 
 
 def x_shuffle(rt, fr, ins, returned):
@@ -475,9 +478,8 @@ def resume(rt, kind: str, value):
     if kind == "choose":
         resume_choose(rt, fr, ins, value)
     elif kind == "optional":
-        fr["k"] = 1
         if value == "yes":
-            push(rt, ins[4], dict(fr["env"]))
+            _enter(rt, fr, ins[4], dict(fr["env"]))
         else:
             _next(fr)
     elif kind == "either":
