@@ -242,12 +242,17 @@ class Writes:
 
     def __init__(self):
         self.top: set = set()
-        self.side: set = set()
+        self.side: dict = {}        # key -> the sides written (None among them: any side)
 
-    def at(self, store: str, key: str):
-        """A write under state[store] (the sides' store: their key; '' the game's own fields)."""
+    def at(self, store: str, key: str, who=None):
+        """A write under state[store] ('' the game's own fields); in the sides' store, under
+        `key` of side `who` (None: a side not named)."""
         if store == "p":
-            self.side.add(key)
+            got = self.side.get(key)
+            if got is None:
+                self.side[key] = {who}
+            else:
+                got.add(who)
         else:
             self.top.add(store or key)
 
@@ -344,20 +349,23 @@ class _Snapshot:
                 now, was = st.get(k, _MISSING), snap.get(k, _MISSING)
                 if now != was:
                     top |= _what_differs(k, now, was)
-        keys = [k for k in wrote.side if k in own_bases.set]
-        if keys:
-            for q, mine in st["p"].items():
-                old = self.p.get(q)
+        sides = st["p"]
+        for k, whos in wrote.side.items():
+            if k not in own_bases.set:
+                continue
+            for q in (sides if None in whos else whos):
+                mine, old = sides.get(q), self.p.get(q)
+                if mine is None:
+                    continue        # not a side of this state (the sides are the snapshot's: check)
                 if old is None:
                     by_player[q] = {_ANY}
                     continue
-                hit = set()
-                for k in keys:
-                    now, was = mine.get(k, _MISSING), old.get(k, _MISSING)
-                    if now != was:
-                        hit |= _what_differs(k, now, was)
-                if hit:
-                    by_player[q] = hit
+                now, was = mine.get(k, _MISSING), old.get(k, _MISSING)
+                if now != was:
+                    hit = by_player.get(q)
+                    if hit is None:
+                        hit = by_player[q] = set()
+                    hit |= _what_differs(k, now, was)
         return _Changes(top, by_player)
 
     def update(self, st: dict, watched: _Reads, changes: _Changes | None):

@@ -127,11 +127,11 @@ class Runtime(BoardMixin, FightMixin):
             log.cur |= memo[("reads", key)]
         return got
 
-    def wrote_at(self, store: str, key: str):
-        """Note a write under state[store] (the sides' store: their `key`) in the move's writes
-        (constraints.Writes), for primitives that write the state themselves."""
+    def wrote_at(self, store: str, key: str, who=None):
+        """Note a write under state[store] (the sides' store: `key` of side `who`) in the move's
+        writes (constraints.Writes), for primitives that write the state themselves."""
         if self.wrote is not None:
-            self.wrote.at(store, key)
+            self.wrote.at(store, key, who)
 
     # ------------------------------------------------------------ helpers
     def P(self, player) -> dict:
@@ -423,7 +423,7 @@ class Runtime(BoardMixin, FightMixin):
                 return
         if otype == "player" or obj in self.state["p"]:
             if self.wrote is not None:
-                self.wrote.at("p", "vars")
+                self.wrote.at("p", "vars", obj)
             self.P(obj)["vars"][name] = value
             return
         raise Abort(f"cannot set {name} of {obj}", span)
@@ -785,13 +785,13 @@ class Runtime(BoardMixin, FightMixin):
         have = self.treasury(p)
         if have < n:
             raise Abort(f"{p} has {have} {self.rs.money} in the treasury, needs {n}")
-        self.wrote_at("p", self.rs.treasury_key)
+        self.wrote_at("p", self.rs.treasury_key, p)
         self.P(p)[self.rs.treasury_key] = have - n
 
     def deposit(self, p, n):
         """Money into the side's treasury (a pack with none keeps nothing)."""
         if self.rs.treasury_key:
-            self.wrote_at("p", self.rs.treasury_key)
+            self.wrote_at("p", self.rs.treasury_key, p)
             self.P(p)[self.rs.treasury_key] += n
 
     def surplus_kept(self, p) -> bool:
@@ -873,20 +873,20 @@ class Runtime(BoardMixin, FightMixin):
             k = source.split(".", 1)[1]
             if rec is None:
                 raise Abort("the marker is on no record to tap")
-            self.wrote_at("p", self.rs.marked_list)
+            self.wrote_at("p", self.rs.marked_list, p)
             rec["used"][k] = symbol
             sym = (self.item(rec[k]).get("bottom", {}) if k != "printed"
                    else self.rs.printed_symbols(p, self.rs.marked_record, pl["marker"]))
             n = sym.get(symbol, 0)
         elif (held := source.partition("."))[2] in self.rs.bonuses.get(held[0], ()):    # a held record's bonus (KIND.ID)
             kind, _, a = held
-            self.wrote_at(self.rs.world.kinds[kind].store, "used")
+            self.wrote_at(self.rs.world.kinds[kind].store, "used", a)
             self.state[self.rs.world.kinds[kind].store][a]["used"] = True
             n = self.rs.bonuses[kind][a][0].get(symbol, 0)
         else:
             n = 0
-            self.wrote_at("p", "court")
-            self.wrote_at("p", "tiles")
+            self.wrote_at("p", "court", p)
+            self.wrote_at("p", "tiles", p)
             for s in pl["court"]:
                 if s["card"] == source and not s["exhausted"]:
                     s["exhausted"] = True

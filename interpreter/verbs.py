@@ -41,7 +41,7 @@ class Place:
     entries: tuple = ()             # the holder record's @entry fields (FieldDefs)
     owner: object = None
     thing: object = None            # what is there, when the place was named (`zone[0]`, `room.card`)
-    where: tuple = ()               # (store, key) of the state it is kept under (constraints.Writes)
+    where: tuple = ()               # (store, key, owner) it is kept under in the state (constraints.Writes)
 
 
 def world(rt):
@@ -86,12 +86,12 @@ def entry_at(rt, zone: str, owner, n):
     ids = _ids(items)
     if not isinstance(n, int) or not -len(ids) <= n < len(ids):
         raise Abort(f"zone '{z.name}' has no thing at position {n} (it holds {len(ids)})")
-    return Place(items=items, zone=z, owner=owner, thing=ids[n], where=(z.store, z.key))
+    return Place(items=items, zone=z, owner=owner, thing=ids[n], where=(z.store, z.key, owner))
 
 
 # ------------------------------------------------------------------ records held in lists
 def record_ref(rt, ref):
-    """`OWNER.RECn` -> (record dict, record type, (store, list key)): the n-th record of type
+    """`OWNER.RECn` -> (record dict, record type, (store, list key, owner)): the n-th record of type
     REC in the list field of OWNER's record declared `list of REC` (`red.room2`)."""
     m = _REF.match(ref) if isinstance(ref, str) else None
     if m is not None:
@@ -107,7 +107,7 @@ def record_ref(rt, ref):
                     lst = owner.get(f.key)
                     n = int(m["n"])
                     if isinstance(lst, list) and n < len(lst):
-                        return lst[n], rtype, (kind.store, f.key)
+                        return lst[n], rtype, (kind.store, f.key, m["owner"])
     raise Abort(f"'{ref}' is not a record that holds things")
 
 
@@ -179,18 +179,18 @@ def locate(rt, x, keeping: str = "") -> Place | None:
     for z in game:
         items = supply.get(z.key)
         if items is not None and (lst := _in_zone(z, items, x)) is not None:
-            return Place(items=lst, zone=z, where=(z.store, z.key))
+            return Place(items=lst, zone=z, where=(z.store, z.key, None))
     for store, zones, lists in owned:
         for oid, rec in state.get(store, {}).items():
             for z in zones:
                 items = rec.get(z.key)
                 if items is not None and (lst := _in_zone(z, items, x)) is not None:
-                    return Place(items=lst, zone=z, owner=oid, where=(store, z.key))
+                    return Place(items=lst, zone=z, owner=oid, where=(store, z.key, oid))
             for key, fields, entries in lists:
                 for r in rec.get(key) or ():
                     for f in fields:
                         if r.get(f.key) == x:
-                            return Place(record=r, field=f.key, entries=entries, owner=oid, where=(store, key))
+                            return Place(record=r, field=f.key, entries=entries, owner=oid, where=(store, key, oid))
     return None
 
 
@@ -202,7 +202,7 @@ def _first_copy(rt, x):
         if z.grouped and not z.owner:
             pile = rt.state.get(GAME_STORE, {}).get(z.key, {}).get(x)
             if pile:
-                return pile[0], Place(items=pile, zone=z, where=(z.store, z.key))
+                return pile[0], Place(items=pile, zone=z, where=(z.store, z.key, None))
     return None
 
 
@@ -288,7 +288,7 @@ def _target(rt, dest, at, values, span):
         raise Abort(f"zone '{z.name}' has no positions to put a thing at", span)
 
     def put_in(x, at):
-        rt.wrote_at(z.store, z.key)
+        rt.wrote_at(z.store, z.key, b)
         lst = items
         if z.grouped:
             lst = items.setdefault(type_of(x), [])

@@ -303,9 +303,9 @@ def _note(rt, s: Slot, x):
         rt.wrote = None
     elif s.of_record:
         where = spelling(rt.rs, x)          # (type, owner, index, store, list key)
-        w.at(where[3], where[4])
+        w.at(where[3], where[4], where[1])
     else:
-        w.at(s.store, s.home or s.key)
+        w.at(s.store, s.home or s.key, x)
 
 
 def new_record(rt, rtype: str, given: dict) -> dict:
