@@ -66,6 +66,9 @@ class Engine:
         # very state, still at that decision, does not check its shape again (a damaged state
         # that fails inside apply is still refused as RS404: _bad_state)
         self._checked = None
+        # (state, its pending decision) that the last apply in place (transactional=False) made:
+        # legal_moves of that very state, still at that decision, does not check its shape
+        self._made = None
 
     def playable(self):
         """RS301 unless the pack can be played: a setup and a `game` with a `round` (a pack
@@ -189,10 +192,11 @@ class Engine:
         return RulespecError(Diagnostic("RS404", f"not a game state of pack '{self.pack.id}': {why}", Span("<state>"),
                                         "pass a state returned by new_game or apply (or a JSON copy of one), unchanged"))
 
-    def _guarded(self, read, state):
-        """read(state) for a state checked first; a damaged state that fails inside it is
-        RS404 too (see _bad_state)."""
-        self.check_state(state)
+    def _guarded(self, read, state, shape_known: bool = False):
+        """read(state) for a state checked first (unless `shape_known`); a damaged state that
+        fails inside it is RS404 too (see _bad_state)."""
+        if not shape_known:
+            self.check_state(state)
         try:
             return read(state)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
@@ -200,7 +204,8 @@ class Engine:
             raise
 
     def legal_moves(self, state) -> list:
-        moves = self._guarded(self._legal_moves, state)
+        # the state an in-place apply has just made, unchanged since: its shape is the engine's
+        moves = self._guarded(self._legal_moves, state, _at(state, self._made))
         self._checked = (state, state["vm"]["pending"])
         return moves
 
@@ -278,7 +283,7 @@ class Engine:
         wrote: a list that receives what the move wrote (constraints.Writes, None: unknown)."""
         if not _at(state, self._checked):
             self.check_state(state)
-        self._checked = None
+        self._checked = self._made = None
         checker, passed = self.constraint_checker, self.constraint_checker.passed
         from_passed = not transactional and _at(state, passed)
         if not transactional and passed is not None and passed[0] is state:
@@ -321,6 +326,8 @@ class Engine:
             events.extend(rt.events)
         if wrote is not None:
             wrote.append(rt.wrote)
+        if not transactional:
+            self._made = (st, st["vm"]["pending"])
         return st
 
     def _check_constraints(self, rt, wrote=None, keep=False):
