@@ -154,6 +154,8 @@ class Compiler:
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
         self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_count": _count,
                           "_field": world_store.get, "_ref_record": world_store._ref_record, "_record": world_store.new_record,
+                          "_refs_list": world_store.refs_list, "_index_ref": world_store.index_ref,
+                          "_listed": world_store.listed,
                           "_entry": _entry_value(), "_type_of": type_of}
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
         self.catalogue: dict = {}           # (kind, field) -> type: the fields of catalogue kinds (Checker.catalogue_fields)
@@ -338,6 +340,25 @@ class Compiler:
                 read = f"_ref_record(rt, {o}, {slot.kind!r})[{slot.key!r}]"
             elif slot.home:
                 read = f"rt.rec({slot.store!r}, {o})[{slot.home!r}].get({slot.key!r}, {self._literal(slot.default)})"
+            elif slot.of_record and slot.sparse and slot.shape == "scalar":
+                # a field of a record of a list kept only once set (court_space.shaded)
+                read = f"_ref_record(rt, {o}, {slot.kind!r}).get({slot.key!r}, {self._literal(slot.default)})"
+            elif not slot.of_record and (slot.shape in ("records", "index") and not slot.sparse
+                                         or slot.shape == "list" and slot.sparse):
+                # world_store.get's reads of a stored record's list of records (as refs), the
+                # index of one of them (player.marker) or a list kept only once set, in place
+                if slot.store:
+                    r = self._tmp()
+                    rec = (f"({r} if ({r} := (rt.state[{slot.store!r}].get({o}) if {o}.__class__ is str else None)) "
+                           f"is not None else rt.rec({slot.store!r}, {o}))")
+                else:
+                    rec = "rt.state"            # the game's own fields
+                if slot.shape == "records":
+                    read = f"_refs_list({slot.item!r}, {o}, {rec}[{slot.key!r}])"
+                elif slot.shape == "index":
+                    read = f"_index_ref({slot.item!r}, {o}, {rec}[{slot.key!r}])"
+                else:
+                    read = f"_listed({rec}.get({slot.key!r}, {self._literal(slot.default)}))"
             else:
                 read = f"_field(rt, {self._const(slot)}, {o})"
             return f"(None if ({o} := {obj}) is None else {read})", slot.checker_type

@@ -226,10 +226,27 @@ def get(rt, s: Slot, x):
     if s.shape == "list":
         return list(v)
     if s.shape == "records":
-        return list(refs_of(s.item, x, len(v)))
+        return refs_list(s.item, x, v)
     if s.shape == "index":
-        return refs_of(s.item, x, v + 1)[v] if type(v) is int and v >= 0 else ref(s.item, x, v)
+        return index_ref(s.item, x, v)
     return v
+
+
+def refs_list(item: str, x, v):
+    """The stored list `v` of x's records of type `item`, read as their refs (get's reading)."""
+    return None if v is None else list(refs_of(item, x, len(v)))
+
+
+def index_ref(item: str, x, v):
+    """The stored index `v` of one of x's records of type `item`, read as its ref."""
+    if v is None:
+        return v
+    return refs_of(item, x, v + 1)[v] if type(v) is int and v >= 0 else ref(item, x, v)
+
+
+def listed(v):
+    """A copy of a stored list (none stays none): the state's own list is never handed out."""
+    return None if v is None else list(v)
 
 
 def _refuse_printed(s: Slot):
