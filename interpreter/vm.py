@@ -229,9 +229,12 @@ def x_for(rt, fr, ins, returned):
     k = fr["k"]
     if k is None:
         k = fr["k"] = {"items": _passing(rt, fr["env"], var, it, where), "i": -1}
-    k["i"] += 1
-    if k["i"] < len(k["items"]):
-        push(rt, body, _child_env(fr, **{var: k["items"][k["i"]]}))
+    i = k["i"] = k["i"] + 1
+    items = k["items"]
+    if i < len(items):
+        env = dict(fr["env"])
+        env[var] = items[i]
+        push(rt, body, env)
     else:
         _next(fr)
 
