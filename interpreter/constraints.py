@@ -435,9 +435,21 @@ def _what_differs(k, now, was) -> set:
 
 
 def _put(snap: dict, k, v):
+    """Make snap[k] a copy of v. A list or dict of records of the same shape keeps its copies
+    of the records that did not change (a move changes one City of thirty)."""
     if v is _MISSING:
         snap.pop(k, None)
-    elif snap.get(k, _MISSING) != v:
+        return
+    was = snap.get(k, _MISSING)
+    if type(v) is list and type(was) is list and len(v) == len(was):
+        for i, x in enumerate(v):
+            if was[i] != x:
+                was[i] = _frozen(x)
+    elif type(v) is dict and type(was) is dict and v.keys() == was.keys():
+        for i, x in v.items():
+            if was[i] != x:
+                was[i] = _frozen(x)
+    elif was != v:
         snap[k] = _frozen(v)
 
 
