@@ -241,6 +241,7 @@ class Engine:
         reported by playouts as RS302), not in this filter. The state the move leads to is
         kept (Engine._tried) for the apply of the move that follows."""
         st, events, wrote = marshal.loads(frozen), [], []
+        self._checked = (st, st["vm"]["pending"])       # a copy of the state legal_moves checked
         try:
             self.apply(st, move, check=False, events=events, transactional=False, wrote=wrote)
         except IllegalMove:
