@@ -270,7 +270,9 @@ class MctsBot:
     (0 by default) and scores the position reached: each player's value (the pack's
     evaluation, plus `finish` to whoever would win when an end condition holds:
     ending_in_sight) against the best rival's, less that gap in the searched position, squashed
-    to [0, 1] with width `scale`; a finished game: 1 for a winner. With "move" the tree goes on
+    to [0, 1] with width `scale` (0.3 of the evaluation's points: a turn moves the evaluation by
+    tenths of a point, and at 3 the rewards sat so close to 0.5 that PUCT replayed its prior);
+    a finished game: 1 for a winner. With "move" the tree goes on
     into the other players' decisions and the leaf is valued after the payment.
 
     Root (`root`): "even" gives every legal move the same number of look-ahead
@@ -283,8 +285,10 @@ class MctsBot:
     subtree is kept for the same player's next decision in the same Year and phase (statistics
     halved). Below the root PUCT alone, an untried move counting as no change. Common random
     numbers: the k-th visit of each root move plays in the k-th world drawn for this decision
-    (module doc). Knobs: iterations, per_move, horizon, rollout, reply, continuation, root, c,
-    scale, finish, evaluation, seconds (an optional CPU-time cap per decision for people at
+    (module doc). `q` "minmax" reads the means in PUCT between the lowest and the highest among
+    siblings; `prior` "uniform" replaces the playout hints in PUCT. Knobs: iterations,
+    per_move, horizon, rollout, reply, continuation, root, c, scale, q, prior, finish,
+    evaluation, seconds (an optional CPU-time cap per decision for people at
     the table; never for measurements: it makes play depend on the machine)."""
 
     name = "mcts"
