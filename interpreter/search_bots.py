@@ -113,8 +113,13 @@ def rewards(engine, evaluation, state, scale: float, finish: float = 0.0, base: 
         won = set(engine.winners(state))
         return {p: (1.0 if p in won else 0.0) for p in state["players"]}
     base = base or {}
-    return {p: 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, (g - base.get(p, 0.0)) / scale))))
-            for p, g in gaps(engine, evaluation, state, finish).items()}
+    return {p: squash(g - base.get(p, 0.0), scale) for p, g in gaps(engine, evaluation, state, finish).items()}
+
+
+def squash(change: float, scale: float) -> float:
+    """A change of the gap to the best rival, in the evaluation's points, as a reward in
+    (0, 1): 0.5 for no change, by a logistic curve of width `scale`."""
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, change / scale))))
 
 
 def _gap(engine, evaluation, state, me, finish: float = 0.0) -> float:
@@ -265,7 +270,9 @@ class MctsBot:
     (0 by default) and scores the position reached: each player's value (the pack's
     evaluation, plus `finish` to whoever would win when an end condition holds:
     ending_in_sight) against the best rival's, less that gap in the searched position, squashed
-    to [0, 1] with width `scale`; a finished game: 1 for a winner. With "move" the tree goes on
+    to [0, 1] with width `scale` (0.3 of the evaluation's points: a turn moves the evaluation by
+    tenths of a point, and at 3 the rewards sat so close to 0.5 that PUCT replayed its prior);
+    a finished game: 1 for a winner. With "move" the tree goes on
     into the other players' decisions and the leaf is valued after the payment.
 
     Root (`root`): "even" gives every legal move the same number of look-ahead
@@ -278,16 +285,18 @@ class MctsBot:
     subtree is kept for the same player's next decision in the same Year and phase (statistics
     halved). Below the root PUCT alone, an untried move counting as no change. Common random
     numbers: the k-th visit of each root move plays in the k-th world drawn for this decision
-    (module doc). Knobs: iterations, per_move, horizon, rollout, reply, continuation, root, c,
-    scale, finish, evaluation, seconds (an optional CPU-time cap per decision for people at
+    (module doc). `q` "minmax" reads the means in PUCT between the lowest and the highest among
+    siblings; `prior` "uniform" replaces the playout hints in PUCT. Knobs: iterations,
+    per_move, horizon, rollout, reply, continuation, root, c, scale, q, prior, finish,
+    evaluation, seconds (an optional CPU-time cap per decision for people at
     the table; never for measurements: it makes play depend on the machine)."""
 
     name = "mcts"
 
     def __init__(self, seed: int = 0, iterations: int = 32, per_move: int = 8, horizon: str = "turn",
-                 rollout: int = 0, c: float = 1.0, scale: float = 3.0, finish: float = 10.0,
+                 rollout: int = 0, c: float = 1.0, scale: float = 0.3, finish: float = 10.0,
                  evaluation: str | None = None, seconds: float | None = None, root: str = "puct",
-                 reply: int = 0, continuation: str = "policy"):
+                 reply: int = 0, continuation: str = "policy", q: str = "mean", prior: str = "hints"):
         self.rng = random.Random(seed)
         self.iterations = max(1, int(iterations))
         self.per_move = max(1, int(per_move))
@@ -295,6 +304,8 @@ class MctsBot:
         self.rollout = max(0, int(rollout))
         self.c = float(c)
         self.scale = float(scale)
+        if not self.scale > 0:
+            raise ValueError(f"mcts scale must be a positive number of the evaluation's points, not {scale!r}")
         self.finish = float(finish)
         self.evaluation = evaluation
         self.seconds = float(seconds) if seconds else None
@@ -305,6 +316,12 @@ class MctsBot:
             raise ValueError(f"mcts continuation must be 'policy' or 'greedy', not {continuation!r}")
         self.continuation = continuation
         self.reply = max(0, int(reply))
+        if q not in ("mean", "minmax"):
+            raise ValueError(f"mcts q must be 'mean' or 'minmax', not {q!r}")
+        self.q = q
+        if prior not in ("hints", "uniform"):
+            raise ValueError(f"mcts prior must be 'hints' or 'uniform', not {prior!r}")
+        self.prior = prior
         self._kept = None       # (player, year, phase, node): the subtree under the last move played
         self.last_root = None
 
@@ -384,17 +401,38 @@ class MctsBot:
                 return mv, node.children[mv], True
         sqrt_n = math.sqrt(max(1, node.n))
         c = self.c
+        norm = self._normaliser(node)
         best, best_score, best_prior = None, None, 0.0
         for m, p in zip(legal, priors):
             ch = node.children.get(m)
             n = ch.n if ch is not None else 0
-            score = (ch.w / n if n else 0.5) + c * p * sqrt_n / (1 + n)
+            score = norm(ch.w / n if n else 0.5) + c * p * sqrt_n / (1 + n)
             if best_score is None or score > best_score:
                 best, best_score, best_prior = m, score, p
         child = node.children.get(best)
         if child is None:
             child = node.children[best] = _Node(best_prior)
         return best, child, child.n == 0
+
+    def _normaliser(self, node):
+        """How PUCT reads a child's mean reward. "mean": as it is. "minmax" (MuZero's
+        normalisation, here among the children of `node`): the lowest mean seen there is 0,
+        the highest 1 (a move not tried yet, 0.5, clipped to that range), so the means are compared with each other rather than with the prior
+        term: a turn moves the evaluation little, the rewards sit within a few hundredths of
+        0.5, and with raw means PUCT only replays the prior (docs/bots.md)."""
+        if self.q != "minmax":
+            return lambda v: v
+        seen = [ch.w / ch.n for ch in node.children.values() if ch.n]
+        lo, hi = min(seen, default=0.5), max(seen, default=0.5)
+        if hi - lo < 1e-9:
+            return lambda v: v
+        return lambda v: min(1.0, max(0.0, (v - lo) / (hi - lo)))
+
+    def _priors(self, engine, st, legal):
+        """The prior of each legal move: the pack's playout hints, or uniform (`prior`)."""
+        if self.prior == "uniform":
+            return [1.0 / len(legal)] * len(legal)
+        return _priors(engine, st, legal)
 
     def _iterate(self, engine, ev, state, root_moves, root, me, base, worlds):
         st = _copy(state)
@@ -404,7 +442,7 @@ class MctsBot:
         try:
             while True:
                 player = st["vm"]["pending"].get("player")
-                mv, child, new = self._select(node, legal, _priors(engine, st, legal), node is root)
+                mv, child, new = self._select(node, legal, self._priors(engine, st, legal), node is root)
                 if rng is None:     # the world of this look-ahead: the root move's k-th visit
                     world = worlds[child.n % len(worlds)]
                     st["rng"] = world
