@@ -329,10 +329,13 @@ class _Loader:
         A level loaded cleanly before comes from the compiled-pack cache (rulespec/packcache.py)."""
         from . import packcache
         directory = packcache.cache_dir()
-        if directory is None:
+        if directory is None or not packcache.worth_caching(directory, folder):
             return self._load_level(folder, seen, root)
         key = packcache.entry_key(folder, root, self.search)
-        hit = packcache.lookup(directory, key, self.search)
+        alone = packcache.entry_key(folder, root, None)     # a pack that extends none: any search path
+        hit = packcache.lookup(directory, alone, self.search)
+        if not (self._usable(hit, seen) and len(hit[0].sources) == 1):
+            hit = packcache.lookup(directory, key, self.search)
         if self._usable(hit, seen):
             pack, warnings, spent = hit
             self.warnings.extend(warnings)
@@ -343,7 +346,7 @@ class _Loader:
         pack = self._load_level(folder, seen, root)
         if len(self.errors) == errors:       # only clean levels: diagnostics always come from a fresh load
             spent = {f: n - before.get(f, 0) for f, n in self.bytes.items() if n != before.get(f, 0)}
-            packcache.store(directory, key, (pack, self.warnings[warnings:], spent),
+            packcache.store(directory, key if len(pack.sources) > 1 else alone, (pack, self.warnings[warnings:], spent),
                             [f for _, f in pack.sources], self.search, len(pack.sources) > 1)
         return pack
 

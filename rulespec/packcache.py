@@ -38,7 +38,7 @@ from pathlib import Path
 
 FORMAT = 1
 MAGIC = b"RULESPEC-PACK-CACHE %d\n" % FORMAT
-MAX_ENTRIES = 64
+MAX_ENTRIES = 256           # the README's test command uses about 75 (about 100 MB)
 ENGINE_DIR = Path(__file__).resolve().parent
 
 
@@ -142,8 +142,34 @@ def visible_packs(search: list) -> str:
     return hashlib.sha256("\n".join(seen).encode()).hexdigest()
 
 
-def entry_key(folder: Path, root: Path, search: list) -> str:
-    parts = [FORMAT, engine_fingerprint(), str(folder), str(root), [str(s) for s in search]]
+_TEMP = Path(tempfile.gettempdir()).resolve()
+
+
+def temporary(path) -> bool:
+    """Whether `path` lies in the system's temporary folder."""
+    try:
+        return Path(path).resolve().is_relative_to(_TEMP)
+    except (OSError, ValueError, RuntimeError):
+        return False
+
+
+def worth_caching(directory: Path, folder) -> bool:
+    """Whether a level loaded from `folder` is looked up and stored in `directory`: not when the
+    pack lies in the system's temporary folder (tests, generated packs, a scenario's overlay)
+    while the cache folder does not. Such a folder is new each time, and an entry is keyed by
+    its folder, so it would never be used again, only cost the writing (pickling, hashing the
+    files) and push the packs loaded again and again out of the MAX_ENTRIES kept (the README's
+    test command loads about 75 others, more than the 64 once kept: its bundled packs were
+    parsed afresh after each eviction). A cache folder that is itself temporary (this module's
+    tests) keeps them."""
+    return not temporary(folder) or temporary(directory)
+
+
+def entry_key(folder: Path, root: Path, search: list | None) -> str:
+    """The key of a level: its folder, its sandbox root and the search path its `extends:` was
+    resolved in; `search` None for a pack that extends none, which no search path changes (one
+    entry for base_3to5 whatever --pack-path or scenario folder a load names)."""
+    parts = [FORMAT, engine_fingerprint(), str(folder), str(root), None if search is None else [str(s) for s in search]]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 

@@ -155,6 +155,43 @@ def test_the_cache_is_off_when_asked_or_when_the_folder_is_not_private(cache, tm
     assert not entries(shared)
 
 
+def test_a_pack_in_the_temporary_folder_is_not_kept_in_a_cache_outside_it(cache, tmp_path, monkeypatch):
+    """A pack in the system's temporary folder (a test's, a generated one) is a new folder each
+    time: its entry would never be used again, only push out the packs loaded again and again.
+    Its base is still read from the cache; the same pack elsewhere is kept; and a cache folder
+    that is itself temporary (this module's) keeps it."""
+    from conftest import write_pack
+    folder, fresh = cache
+    monkeypatch.setattr(packcache, "_TEMP", (tmp_path / "temp").resolve())
+    files = {"pack.yaml": "id: over\nname: Over\nversion: 1.0.0\nextends: minimal\n",
+             "extra.rules": 'symbol extra_symbol "Extra" { storable: true }\n'}
+    temporary = write_pack(tmp_path / "temp" / "over", files)
+    kept = write_pack(tmp_path / "kept" / "over", files)
+    assert load_pack(temporary).get("symbol", "extra_symbol") is not None
+    load_pack(temporary)
+    assert fresh == ["over", "minimal", "over"] and len(entries(folder)) == 1     # minimal's only
+    fresh.clear()
+    load_pack(kept)
+    load_pack(kept)
+    assert fresh == ["over"] and len(entries(folder)) == 2
+    monkeypatch.setattr(packcache, "_TEMP", tmp_path.resolve())      # the cache folder is temporary too
+    fresh.clear()
+    load_pack(temporary)
+    load_pack(temporary)
+    assert fresh == ["over"] and len(entries(folder)) == 3
+
+
+def test_a_pack_that_extends_none_is_one_entry_whatever_the_search_path(cache, tmp_path):
+    """Only `extends:` reads the search path: a pack without it (base_3to5) is found in the cache
+    whatever --pack-path or scenario folder a load names."""
+    folder, fresh = cache
+    load_pack(PACKS / "minimal")
+    assert fresh == ["minimal"]
+    (tmp_path / "elsewhere").mkdir()
+    load_pack(PACKS / "minimal", search_path=[tmp_path / "elsewhere"])
+    assert fresh == ["minimal"] and len(entries(folder)) == 1
+
+
 def test_old_entries_are_pruned(cache, tmp_path):
     folder, _ = cache
     folder.mkdir(parents=True)
