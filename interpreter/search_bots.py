@@ -257,6 +257,13 @@ def _priors(engine, state, moves: list) -> list:
     return [w / total for w in weights]
 
 
+def _one_of(knob: str, value, allowed: tuple):
+    """A knob's value among those it allows, else ValueError (refused by make_bot as RS404)."""
+    if value not in allowed:
+        raise ValueError(f"mcts {knob} must be {' or '.join(repr(a) for a in allowed)}, not {value!r}")
+    return value
+
+
 class MctsBot:
     """Monte Carlo tree search over the decision API (open loop, max^n: each decision's player
     maximises its own reward), with the pack's evaluation at the leaves.
@@ -309,19 +316,11 @@ class MctsBot:
         self.finish = float(finish)
         self.evaluation = evaluation
         self.seconds = float(seconds) if seconds else None
-        if root not in ("puct", "even"):
-            raise ValueError(f"mcts root must be 'puct' or 'even', not {root!r}")
-        self.root = root
-        if continuation not in ("policy", "greedy"):
-            raise ValueError(f"mcts continuation must be 'policy' or 'greedy', not {continuation!r}")
-        self.continuation = continuation
+        self.root = _one_of("root", root, ("puct", "even"))
+        self.continuation = _one_of("continuation", continuation, ("policy", "greedy"))
         self.reply = max(0, int(reply))
-        if q not in ("mean", "minmax"):
-            raise ValueError(f"mcts q must be 'mean' or 'minmax', not {q!r}")
-        self.q = q
-        if prior not in ("hints", "uniform"):
-            raise ValueError(f"mcts prior must be 'hints' or 'uniform', not {prior!r}")
-        self.prior = prior
+        self.q = _one_of("q", q, ("mean", "minmax"))
+        self.prior = _one_of("prior", prior, ("hints", "uniform"))
         self._kept = None       # (player, year, phase, node): the subtree under the last move played
         self.last_root = None
 

@@ -193,24 +193,31 @@ def test_a_siege_strong_enough_to_win_is_worth_more_than_a_weak_one(engine):
 
 
 # ------------------------------------------------------------------ mcts
-def test_mcts_tries_the_moves_the_pack_favours_first(make_pack):
-    """With one iteration, the only move tried is the one the playout hints favour most."""
-    root = _pack(make_pack, "favour_stop", """
-        playout_hint stop_first "Stop rearranging" {
+def _rearranging(make_pack, name: str, favoured: str, steps: int) -> tuple:
+    """(engine, state, legal moves) at the first "Rearrange your Palace" decision offering
+    `favoured` (uniform random play, seed 0) of a pack whose playout hint weighs it 1000."""
+    root = _pack(make_pack, name, f"""
+        playout_hint {name} "Favour one move" {{
           decision: "Rearrange your Palace"
-          move: "option stop"
+          move: "{favoured}"
           weight: 1000
-        }
+        }}
     """)
     eng = Engine(load_pack(root))
     s = eng.new_game(3, 0)
     from interpreter.bots import UniformBot
     u = UniformBot(0)
-    for _ in range(3000):
-        if (s["vm"]["pending"].get("prompt") or "").startswith("Rearrange your Palace"):
+    for _ in range(steps):
+        if (s["vm"]["pending"].get("prompt") or "").startswith("Rearrange your Palace") \
+                and any(m.startswith(favoured) for m in eng.legal_moves(s)):
             break
         s = eng.apply(s, u.choose(eng, s, eng.legal_moves(s)))
-    moves = eng.legal_moves(s)
+    return eng, s, eng.legal_moves(s)
+
+
+def test_mcts_tries_the_moves_the_pack_favours_first(make_pack):
+    """With one iteration, the only move tried is the one the playout hints favour most."""
+    eng, s, moves = _rearranging(make_pack, "favour_stop", "option stop", 3000)
     stop = [m for m in moves if m.startswith("option stop")]
     assert stop and len(moves) > 1
     assert make_bot("mcts:iterations=1,root=puct", 0).choose(eng, s, moves) == stop[0]
@@ -219,23 +226,7 @@ def test_mcts_tries_the_moves_the_pack_favours_first(make_pack):
 def test_a_uniform_prior_ignores_the_moves_the_pack_favours(make_pack):
     """prior=uniform: with one iteration the move tried is the first legal one, not the one the
     playout hints favour (prior=hints, the default, tries that one)."""
-    root = _pack(make_pack, "favour_discard", """
-        playout_hint discard_first "Discard when rearranging" {
-          decision: "Rearrange your Palace"
-          move: "option discard"
-          weight: 1000
-        }
-    """)
-    eng = Engine(load_pack(root))
-    s = eng.new_game(3, 0)
-    from interpreter.bots import UniformBot
-    u = UniformBot(0)
-    for _ in range(20000):
-        if (s["vm"]["pending"].get("prompt") or "").startswith("Rearrange your Palace") \
-                and any(m.startswith("option discard") for m in eng.legal_moves(s)):
-            break
-        s = eng.apply(s, u.choose(eng, s, eng.legal_moves(s)))
-    moves = eng.legal_moves(s)
+    eng, s, moves = _rearranging(make_pack, "favour_discard", "option discard", 20000)
     favoured = [m for m in moves if m.startswith("option discard")]
     assert favoured and moves[0] != favoured[0]
     assert make_bot("mcts:iterations=1,root=puct,prior=uniform", 0).choose(eng, s, moves) == moves[0]
