@@ -319,9 +319,7 @@ class _Snapshot:
         every_top = _ANY in watched.top
         if every_top or not self._same(None, st, snap, top_bases):
             for k in ((k for k in st if k != "p") if every_top else top_bases.names):
-                now, was = st.get(k, _MISSING), snap.get(k, _MISSING)
-                if now != was:
-                    top |= _what_differs(k, now, was)
+                top |= _key_changes(k, st, snap)
         by_player = {}
         every_key = _ANY in watched.own
         for q, mine in st["p"].items():
@@ -333,9 +331,7 @@ class _Snapshot:
                 continue
             hit = set()
             for k in (mine.keys() | old.keys() if every_key else own_bases.names):
-                now, was = mine.get(k, _MISSING), old.get(k, _MISSING)
-                if now != was:
-                    hit |= _what_differs(k, now, was)
+                hit |= _key_changes(k, mine, old)
             if hit:
                 by_player[q] = hit
         return _Changes(top, by_player)
@@ -346,9 +342,7 @@ class _Snapshot:
         snap = self.top
         for k in wrote.top:
             if k in top_bases.set:
-                now, was = st.get(k, _MISSING), snap.get(k, _MISSING)
-                if now != was:
-                    top |= _what_differs(k, now, was)
+                top |= _key_changes(k, st, snap)
         sides = st["p"]
         for k, whos in wrote.side.items():
             if k not in own_bases.set:
@@ -360,12 +354,9 @@ class _Snapshot:
                 if old is None:
                     by_player[q] = {_ANY}
                     continue
-                now, was = mine.get(k, _MISSING), old.get(k, _MISSING)
-                if now != was:
-                    hit = by_player.get(q)
-                    if hit is None:
-                        hit = by_player[q] = set()
-                    hit |= _what_differs(k, now, was)
+                hit = _key_changes(k, mine, old)
+                if hit:
+                    by_player[q] = by_player.get(q, set()) | hit
         return _Changes(top, by_player)
 
     def update(self, st: dict, watched: _Reads, changes: _Changes | None):
@@ -414,6 +405,16 @@ class _Keys:
 def _bases(keys) -> set:
     """The keys themselves, without the fields of their records ("court.card" -> "court")."""
     return {k.split(".", 1)[0] for k in keys}
+
+
+_NONE = frozenset()
+
+
+def _key_changes(k, d: dict, snap: dict):
+    """What differs under key k between `d` and the snapshot's `snap` (_what_differs), nothing
+    when the two hold equal values."""
+    now, was = d.get(k, _MISSING), snap.get(k, _MISSING)
+    return _NONE if now == was else _what_differs(k, now, was)
 
 
 def _what_differs(k, now, was) -> set:
