@@ -410,8 +410,7 @@ class Runtime(BoardMixin, FightMixin):
             if name in verbs.entry_names(self):     # kept by the thing's entry where it is
                 verbs.set_entry(self, obj, name, value, span)
                 return
-            if self.wrote is not None:
-                self.wrote.at("", "vars")
+            self.wrote_at("", "vars")
             self.state.setdefault("vars", {}).setdefault(obj, {})[name] = value
             return
         t = self.type_name(obj) if isinstance(obj, str) else None
@@ -422,8 +421,7 @@ class Runtime(BoardMixin, FightMixin):
                 rec[name] = value
                 return
         if otype == "player" or obj in self.state["p"]:
-            if self.wrote is not None:
-                self.wrote.at("p", "vars", obj)
+            self.wrote_at("p", "vars", obj)
             self.P(obj)["vars"][name] = value
             return
         raise Abort(f"cannot set {name} of {obj}", span)

@@ -416,9 +416,10 @@ class MctsBot:
     def _normaliser(self, node):
         """How PUCT reads a child's mean reward. "mean": as it is. "minmax" (MuZero's
         normalisation, here among the children of `node`): the lowest mean seen there is 0,
-        the highest 1 (a move not tried yet, 0.5, clipped to that range), so the means are compared with each other rather than with the prior
-        term: a turn moves the evaluation little, the rewards sit within a few hundredths of
-        0.5, and with raw means PUCT only replays the prior (docs/bots.md)."""
+        the highest 1 (a move not tried yet, 0.5, clipped to that range), so the means are
+        compared with each other rather than with the prior term: a turn moves the evaluation
+        little, the rewards sit within a few hundredths of 0.5, and with raw means PUCT only
+        replays the prior (docs/bots.md)."""
         if self.q != "minmax":
             return lambda v: v
         seen = [ch.w / ch.n for ch in node.children.values() if ch.n]

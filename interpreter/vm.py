@@ -99,7 +99,7 @@ def run(rt, floor: int = 0):
                 else:
                     rt.memo = None
                     if op not in _NOTED:
-                        rt.wrote = None         # a payment, a roll...: writes not noted one by one
+                        rt.wrote = None         # a roll, a random pick, a shuffle: writes not noted
                 r = execs[op](rt, fr, ins, returned)
                 rt.memo = None
             else:
@@ -155,9 +155,10 @@ def _enter(rt, fr, block: int, env: dict, scope: bool = False):
     push(rt, block, env, scope)
 
 
-def _child_env(fr, **bind):
+def _child_env(fr, var: str, value) -> dict:
+    """The locals of a block run for one element: the frame's, with `var` bound to `value`."""
     env = dict(fr["env"])
-    env.update(bind)
+    env[var] = value
     return env
 
 
@@ -232,9 +233,7 @@ def x_for(rt, fr, ins, returned):
     i = k["i"] = k["i"] + 1
     items = k["items"]
     if i < len(items):
-        env = dict(fr["env"])
-        env[var] = items[i]
-        push(rt, body, env)
+        push(rt, body, _child_env(fr, var, items[i]))
     else:
         _next(fr)
 
@@ -294,7 +293,7 @@ def resume_choose(rt, fr, ins, value):
         _next(fr)
         return
     k["chosen"].append(value)
-    push(rt, body, _child_env(fr, **{var: value}))
+    push(rt, body, _child_env(fr, var, value))
 
 
 def x_optional(rt, fr, ins, returned):
@@ -424,7 +423,7 @@ def x_random(rt, fr, ins, returned):
         return
     value = rng.draw(rt.state, items, "picks", f"one of the {len(items)} element(s) to pick from", sp)
     rt.log(f"picked at random: {value}")
-    _enter(rt, fr, body, _child_env(fr, **{var: value}))
+    _enter(rt, fr, body, _child_env(fr, var, value))
 
 
 def x_shuffle(rt, fr, ins, returned):

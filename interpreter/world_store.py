@@ -422,8 +422,7 @@ def zone_things(rt, zr: ZoneRead, x):
 
 def set_count(rt, zr: ZoneRead, n):
     """`set PILE = n` on a counted zone of the game: how many it holds now (never below 0)."""
-    if rt.wrote is not None:
-        rt.wrote.at(zr.store, zr.key)
+    rt.wrote_at(zr.store, zr.key)
     rt.state[zr.store][zr.key] = max(0, int(n or 0))
 
 
