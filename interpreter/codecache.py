@@ -19,8 +19,6 @@ import hashlib
 import json
 import marshal
 import sys
-import tempfile
-from pathlib import Path
 
 from rulespec import packcache
 
@@ -33,20 +31,11 @@ def _file(pack):
     system's temporary folder: those come and go (tests, generated packs), and a file of
     1.5 MB for each would crowd the packs used again and again out of the cache."""
     directory = packcache.cache_dir()
-    if directory is None or _temporary(getattr(pack, "root", None)):
+    root = getattr(pack, "root", None)
+    if directory is None or (root is not None and packcache.temporary(root)):
         return None
     tag = f"{sys.version}|{getattr(pack, 'id', '')}|{getattr(pack, 'root', '')}"
     return directory / f"code-{hashlib.sha256(tag.encode()).hexdigest()[:32]}.pack"
-
-
-_TEMP = Path(tempfile.gettempdir()).resolve()
-
-
-def _temporary(root) -> bool:
-    try:
-        return root is not None and Path(root).resolve().is_relative_to(_TEMP)
-    except (OSError, ValueError):
-        return False
 
 
 _WARMED: set = set()        # the files loaded by this process

@@ -7,6 +7,7 @@ import pytest
 from interpreter.api import Engine
 from interpreter import codecache, compiler
 from interpreter.bots import play_game
+from rulespec import packcache
 from rulespec.pack import load_pack
 
 
@@ -17,7 +18,7 @@ def fresh_process(tmp_path, monkeypatch):
     monkeypatch.delenv("RULESPEC_NO_CACHE", raising=False)
     monkeypatch.setattr(compiler, "_CODE", {})
     monkeypatch.setattr(codecache, "_WARMED", set())
-    monkeypatch.setattr(codecache, "_TEMP", tmp_path / "temporary")     # the checkout may lie in /tmp (CI)
+    monkeypatch.setattr(packcache, "_TEMP", tmp_path / "temporary")     # the checkout may lie in /tmp (CI)
     calls = []
 
     def counting(*args, **kw):
@@ -70,6 +71,6 @@ def test_a_pack_in_the_temporary_folder_is_not_kept(fresh_process, monkeypatch):
     """Packs that come and go (tests, generated packs) would crowd the cache: none is written."""
     folder, calls, _ = fresh_process
     pack = load_pack("base_3to5")
-    monkeypatch.setattr(codecache, "_TEMP", pack.root.parent)
+    monkeypatch.setattr(packcache, "_TEMP", pack.root.parent)
     Engine(pack)
     assert calls and not list(folder.glob("code-*"))
