@@ -58,6 +58,10 @@ def _const(v):
     return lambda rt, env: v
 
 
+def _kinds_of(catalogue: dict) -> frozenset:
+    return frozenset(catalogue) | {it["type"] for it in catalogue.values() if it.get("type") is not None}
+
+
 @dataclass
 class Ruleset:
     pack: Pack
@@ -368,6 +372,16 @@ class Ruleset:
 
     def _k_card(self, d):
         self.cards[d.id] = self._item(d)
+
+    @cached_property
+    def card_kinds(self) -> frozenset:
+        """The names `owned(side, name)` finds a card by: each card's id and its `type`."""
+        return _kinds_of(self.cards)
+
+    @cached_property
+    def tile_kinds(self) -> frozenset:
+        """The names `owned(side, name)` finds a tile by: each tile's id and its `type`."""
+        return _kinds_of(self.tiles)
 
     def _k_tile(self, d):
         self.tiles[d.id] = self._item(d)

@@ -761,9 +761,21 @@ class Runtime(BoardMixin, FightMixin):
         return self.cards_of(p) + self.tiles_of(p) + self.P(p)["outside"]
 
     def f_owned(self, p, kind):
-        out = []
+        """The side's things of a kind (a type, or a catalogue id), looked for only where such a
+        thing can be: among its cards if a card of the catalogue is of that kind, among its
+        tiles if a tile is, and in its `outside` zone. So a constraint on how many tiles of a
+        type a side owns reads none of its cards, and is not checked again after each card
+        played."""
         item = self.item
-        for o in self._owned_things(p):
+        rs = self.rs
+        if isinstance(p, str) and isinstance(kind, str):
+            cards, tiles = kind in rs.card_kinds, kind in rs.tile_kinds
+            things = self._owned_things(p) if cards and tiles else \
+                (self.cards_of(p) if cards else self.tiles_of(p) if tiles else []) + self.P(p)["outside"]
+        else:
+            things = self._owned_things(p)
+        out = []
+        for o in things:
             if item(o).get("type") == kind or type_of(o) == kind:
                 if o not in out:
                     out.append(o)
