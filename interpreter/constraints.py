@@ -9,7 +9,10 @@ of the state itself (`cities`, `tracks`, `year`...), and keys of a player's thin
 `court`, `florins`...), as the evaluated player's own or as another player's; under a key that
 holds records (rooms, Cortigiano spaces, tiles, cities, alliances), the fields read from them
 (`court.card`), so that a card flipping to its exhausted side does not concern a constraint
-that only asks which cards a player has. It learns them by evaluating on a view of the state
+that only asks which cards a player has; and under a dict field of the state's own records (a
+City's `troops` {side: n}), the keys read, each counted as its side's own (`player.troops` of
+one House reads that House's key in every City), so that one House's Troop concerns only the
+constraints of that House (and of those that read others' counts). It learns them by evaluating on a view of the state
 that notes every key read. It also keeps a copy of what was under each of those keys in the
 last state that passed the check (the snapshot). A check compares the state with the snapshot,
 key by key (field by field in records), and re-evaluates a constraint only where something it
@@ -146,6 +149,57 @@ def _watched(d: dict, log: ReadLog, role) -> _Watched:
     return w
 
 
+class _WatchedRecord(_Watched):
+    """A record of the state's own (a City among `cities`) whose dict fields (`count by`:
+    `troops` {side: n}) are watched key by key (_Keyed): a formula that reads one side's count
+    depends on that key alone, so a Troop recruited by one House concerns a constraint about
+    another House's Troops no more."""
+
+    __slots__ = ()
+
+    def __getitem__(self, k):
+        v = dict.__getitem__(self, k)
+        if type(v) is dict:
+            return _keyed(v, self.log, self.role, k)
+        self.log.cur.add((self.role, k))
+        return v
+
+    def get(self, k, default=None):
+        v = dict.get(self, k, _MISSING)
+        if type(v) is dict:
+            return _keyed(v, self.log, self.role, k)
+        self.log.cur.add((self.role, k))
+        return default if v is _MISSING else v
+
+
+class _Keyed(_Watched):
+    """A dict field of a state record: reading one key notes (record role + field, key);
+    reading it whole (iterating, comparing, copying) notes the field, as for any field."""
+
+    __slots__ = ("whole",)
+
+    def __getitem__(self, k):
+        self.log.cur.add((self.role, k))
+        return dict.__getitem__(self, k)
+
+    def get(self, k, default=None):
+        self.log.cur.add((self.role, k))
+        return dict.get(self, k, default)
+
+    def __contains__(self, k):
+        self.log.cur.add((self.role, k))
+        return dict.__contains__(self, k)
+
+    def _all(self):
+        self.log.cur.add(self.whole)
+
+
+def _keyed(d: dict, log: ReadLog, rec_role, field) -> _Keyed:
+    w = _Keyed(d)
+    w.log, w.role, w.whole = log, rec_role + (field,), (rec_role, field)
+    return w
+
+
 def _watched_records(v, log: ReadLog, role):
     """A list or dict of records (a player's rooms, Cortigiano spaces and tiles; the state's
     cities and alliances) with each record watched, so that reading `court[i]["card"]` notes
@@ -153,12 +207,19 @@ def _watched_records(v, log: ReadLog, role):
     only formulas that read "exhausted". The container itself is not watched: taking it from
     its parent notes its key, which then stands for its shape (its length, its keys).
     Anything else is returned as it is."""
+    watch = _watched_record if role[0] is None else _watched
     if type(v) is list:
         if v and type(v[0]) is dict:
-            return [_watched(x, log, role) for x in v]
+            return [watch(x, log, role) for x in v]
     elif type(v) is dict and v and all(type(x) is dict for x in v.values()):
-        return {k: _watched(x, log, role) for k, x in v.items()}
+        return {k: watch(x, log, role) for k, x in v.items()}
     return v
+
+
+def _watched_record(d: dict, log: ReadLog, role) -> _WatchedRecord:
+    w = _WatchedRecord(d)
+    w.log, w.role = log, role
+    return w
 
 
 def _watched_state(st: dict, log: ReadLog) -> _Watched:
@@ -190,6 +251,11 @@ class _Reads:
             if role is None:
                 self.top.add(key)
                 everything.top.add(key)
+                continue
+            if type(role) is tuple and len(role) == 3:      # one key of a state record's dict field
+                name = role[1:]             # (container key, field): compared per side, as a side's keys
+                (self.own if key == player else self.other).add(name)
+                everything.top.add(role[1])
                 continue
             if type(role) is tuple:         # a field of a record: (owner, container key)
                 role, key = role[0], _field(role[1], key)
@@ -319,7 +385,7 @@ class _Snapshot:
         every_top = _ANY in watched.top
         if every_top or not self._same(None, st, snap, top_bases):
             for k in ((k for k in st if k != "p") if every_top else top_bases.names):
-                top |= _key_changes(k, st, snap)
+                top |= _key_changes(k, st, snap, True)
         by_player = {}
         every_key = _ANY in watched.own
         for q, mine in st["p"].items():
@@ -334,6 +400,7 @@ class _Snapshot:
                 hit |= _key_changes(k, mine, old)
             if hit:
                 by_player[q] = hit
+        _by_key(top, by_player)
         return _Changes(top, by_player)
 
     def _written(self, st: dict, watched: _Reads, wrote: Writes) -> _Changes:
@@ -342,7 +409,7 @@ class _Snapshot:
         snap = self.top
         for k in wrote.top:
             if k in top_bases.set:
-                top |= _key_changes(k, st, snap)
+                top |= _key_changes(k, st, snap, True)
         sides = st["p"]
         for k, whos in wrote.side.items():
             if k not in own_bases.set:
@@ -357,6 +424,7 @@ class _Snapshot:
                 hit = _key_changes(k, mine, old)
                 if hit:
                     by_player[q] = by_player.get(q, set()) | hit
+        _by_key(top, by_player)
         return _Changes(top, by_player)
 
     def update(self, st: dict, watched: _Reads, changes: _Changes | None):
@@ -403,24 +471,27 @@ class _Keys:
 
 
 def _bases(keys) -> set:
-    """The keys themselves, without the fields of their records ("court.card" -> "court")."""
-    return {k.split(".", 1)[0] for k in keys}
+    """The keys themselves, without the fields of their records ("court.card" -> "court");
+    a key of a record's dict field ((container, field), a side's change) is not one."""
+    return {k.split(".", 1)[0] for k in keys if type(k) is str}
 
 
 _NONE = frozenset()
 
 
-def _key_changes(k, d: dict, snap: dict):
+def _key_changes(k, d: dict, snap: dict, keyed: bool = False):
     """What differs under key k between `d` and the snapshot's `snap` (_what_differs), nothing
     when the two hold equal values."""
     now, was = d.get(k, _MISSING), snap.get(k, _MISSING)
-    return _NONE if now == was else _what_differs(k, now, was)
+    return _NONE if now == was else _what_differs(k, now, was, keyed)
 
 
-def _what_differs(k, now, was) -> set:
+def _what_differs(k, now, was, keyed: bool = False) -> set:
     """Names of what differs under key k: the key itself when a list or dict of records changed
     shape (or anything else changed), else the fields that changed in its records ("court.*"
-    stands for any of them: a formula that iterated a record read them all)."""
+    stands for any of them: a formula that iterated a record read them all). keyed (the
+    state's own records, _WatchedRecord): a dict field also names each of its keys whose value
+    changed, as (k, field, key)."""
     if type(now) is list and type(was) is list and len(now) == len(was):
         pairs = [(a, b) for a, b in zip(now, was) if a != b]
     elif type(now) is dict and type(was) is dict and now.keys() == was.keys():
@@ -431,8 +502,27 @@ def _what_differs(k, now, was) -> set:
     for a, b in pairs:
         if type(a) is not dict or type(b) is not dict or a.keys() != b.keys():
             return {k}
-        fields.update(_field(k, f) for f, v in a.items() if v != b[f])
+        for f, v in a.items():
+            w = b[f]
+            if v != w:
+                fields.add(_field(k, f))
+                if keyed and type(v) is dict and type(w) is dict:
+                    fields.update((k, f, x) for x in v.keys() | w.keys()
+                                  if v.get(x, _MISSING) != w.get(x, _MISSING))
     return fields
+
+
+def _by_key(top: set, by_player: dict):
+    """Move the changed keys of dict fields (k, field, key) from `top` to `by_player[key]`
+    as (k, field): a formula that read one side's key concerns that side (_Reads.learn)."""
+    keyed = [x for x in top if type(x) is tuple]
+    for k, f, x in keyed:
+        top.discard((k, f, x))
+        got = by_player.get(x)
+        if got is None:
+            by_player[x] = {(k, f)}
+        else:
+            got.add((k, f))
 
 
 def _put(snap: dict, k, v):

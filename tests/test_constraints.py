@@ -40,6 +40,11 @@ constraint not_richer_than_all "Not the richest by more than 4 florins" {
   check: all(player.florins <= p.florins + 4 for p in opponents)
   message: "Too rich."
 }
+constraint not_outnumbered "No opponent with 3 Troops more than you (reads other Houses' counts, City by City)" {
+  scope: player
+  check: all(q.troops <= player.troops + 2 for q in opponents)
+  message: "Outnumbered."
+}
 constraint few_agents_placed "At most 4 Agents on the board" {
   scope: game
   check: count([s for s in agent_spots where agent_count(s) > 0]) <= 4
@@ -93,9 +98,9 @@ def test_incremental_verdict_is_the_full_verdict(engine, seed, players, other):
 def test_tight_constraints_do_refuse_moves(engine):
     """The overlay's constraints break in random play (else the test above proves nothing):
     ones that read a player's things, another player's things, and only the state's own keys."""
-    wanted = {"Too many florins.", "Too rich.", "Too many Cities and Troops."}
+    wanted = {"Too many florins.", "Too rich.", "Too many Cities and Troops.", "Outnumbered."}
     refused = set()
-    for seed in (5, 6, 7):
+    for seed in (5, 6, 7, 8, 9, 10, 11, 12):
         rng = random.Random(seed)
         state = engine.new_game(4, seed)
         for _ in range(400):
@@ -189,3 +194,61 @@ def test_a_write_not_noted_fails_the_cross_check(monkeypatch):
     monkeypatch.setattr(world_store, "_note", lambda rt, s, x: None)
     with pytest.raises(RulespecError, match="did not note"):
         play_game(Engine(load_pack("base_3to5")), 4, 1, "random")
+
+
+def test_a_count_by_side_is_read_one_side_at_a_time(engine):
+    """A formula that read one side's count in a dict field of the state's records (a City's
+    Troops of one House) is evaluated again only for the side whose count changed; one that
+    read the whole field (its values) is evaluated again for every player."""
+    from interpreter.constraints import ReadLog, _Reads, _Snapshot, _watched_state
+    st = engine.new_game(4, 2)
+    players = st["players"]
+    city, r = next(iter(st["cities"])), players[1]
+    log = ReadLog()
+    view = _watched_state(st, log)
+    everything, one_side, whole = _Reads(), _Reads(), _Reads()
+    for p in players:
+        log.cur = set()
+        [c["troops"].get(p, 0) for c in view["cities"].values()]
+        one_side.learn(log.cur, p, everything)
+    log.cur = set()
+    [sum(c["troops"].values()) for c in view["cities"].values()]
+    whole.learn(log.cur, None, everything)
+    assert ("cities", "troops") in one_side.own and "cities.troops" not in one_side.top
+    snapshot = _Snapshot()
+    snapshot.update(st, everything, None)
+    st["cities"][city]["troops"][r] = st["cities"][city]["troops"].get(r, 0) + 1
+    changed = snapshot.changes(st, everything)
+    assert one_side.targets(players, changed) == [r]
+    assert whole.targets(players, changed) == players
+    snapshot.update(st, everything, changed)
+    assert not snapshot.changes(st, everything)
+
+
+def test_owned_looks_only_where_a_thing_of_the_kind_can_be():
+    """owned(side, kind) finds what a search of all the side's things finds, for every kind of
+    the catalogue, at every 50th state of a game of the base pack; and a constraint on a tile
+    type alone (`one_guild`) has read none of the side's card places."""
+    from interpreter.bots import play_game
+    from interpreter.state import type_of
+    engine = Engine(load_pack("base_3to5"))
+    rs = engine.rs
+    kinds = sorted(rs.card_kinds | rs.tile_kinds) + ["no_such_kind"]
+    seen = []
+
+    def every_50th(turn, move, events, state):
+        if len(seen) % 50 == 0:
+            rt = engine.runtime(state)
+            for p in state["players"]:
+                things = rt._owned_things(p)
+                for k in kinds:
+                    full = []
+                    for o in things:
+                        if (rt.item(o).get("type") == k or type_of(o) == k) and o not in full:
+                            full.append(o)
+                    assert rt.f_owned(p, k) == full, (p, k)
+        seen.append(move)
+    play_game(engine, 4, 5, "random", on_move=every_50th)
+    assert len(seen) > 500
+    own = engine.constraint_checker.reads["one_guild"].own
+    assert "tiles" in own and not {"court", "rooms", "unplaced"} & {k.split(".")[0] for k in own}
