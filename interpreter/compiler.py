@@ -106,6 +106,9 @@ def _python_code(key: tuple) -> tuple:
     return got, True
 
 
+_UNSET = object()
+
+
 def _index(o, i):
     try:
         return o[i]
@@ -156,7 +159,7 @@ class Compiler:
                           "_field": world_store.get, "_ref_record": world_store._ref_record, "_record": world_store.new_record,
                           "_refs_list": world_store.refs_list, "_index_ref": world_store.index_ref,
                           "_listed": world_store.listed,
-                          "_entry": _entry_value(), "_type_of": type_of}
+                          "_entry": _entry_value(), "_type_of": type_of, "_UNSET": _UNSET}
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
         self.catalogue: dict = {}           # (kind, field) -> type: the fields of catalogue kinds (Checker.catalogue_fields)
         self.catalogue_ids: set = set()     # (kind, "id") of every catalogue kind: `x.id` is its catalogue id
@@ -371,8 +374,12 @@ class Compiler:
         if ct is not None:
             # a field of a catalogue kind (`kind card { field pp: number }`): what the thing's
             # declaration gives, read straight from the catalogue
-            o = self._tmp()
-            return f"(None if ({o} := {obj}) is None else rt.catalogue_field({o}, {name!r}, {env}))", ct
+            # (a plain value of the catalogue entry, remembered per ruleset, when no thing has
+            # variables of its own: Runtime.catalogue_field's first answer, without the call)
+            o, v = self._tmp(), self._tmp()
+            return (f"(None if ({o} := {obj}) is None else {v} if ({o}.__class__ is str and not rt.state.get('vars') "
+                    f"and ({v} := rt.rs.static_attrs.get(({o}, {name!r}), _UNSET)) is not _UNSET) "
+                    f"else rt.catalogue_field({o}, {name!r}, {env}))"), ct
         if name == "id" and (base, "id") in self.catalogue_ids:
             o = self._tmp()         # the catalogue id of a thing: 'merchant' for the copy 'merchant#2'
             return f"(None if ({o} := {obj}) is None else _type_of({o}))", "str"
