@@ -16,8 +16,8 @@ from rulespec import flow
 from rulespec.pack import Pack, load_pack
 from rulespec.board import Board, NoMap, board_for
 
-from . import rng, vm
-from .constraints import ConstraintChecker, Writes
+from . import constraints, rng, vm
+from .constraints import ConstraintChecker, NoWrites, Shared, Writes
 from .ruleset import Ruleset
 from .runtime import Runtime
 from .state import initial_state, setup_for, state_problem
@@ -26,6 +26,8 @@ from .state import initial_state, setup_for, state_problem
 # legal_moves copies the state during a payment only when a move needs a try (a speed-up that
 # must not change a game: tests/test_speedups.py turns it off)
 COPY_ONLY_TO_TRY = True
+# legal_moves tries a move on a shallow copy of the state first (Engine._try; tests turn it off)
+SHALLOW_TRIES = True
 
 
 class IllegalMove(RulespecError):
@@ -59,9 +61,12 @@ class Engine:
         self.constraint_checker = ConstraintChecker(self.rs.constraints)
         self._boards = {}
         self.verify_moves = verify_moves
-        # the moves tried by the last legal_moves: (the state as marshal bytes, {move: (the
-        # state after it, its events, what it wrote)}), for apply to adopt instead of running the move again
+        # the moves tried by the last legal_moves: (its running rules as marshal bytes, {move:
+        # (the state after it, its events, what it wrote)}, the state, its pending decision,
+        # [the state as marshal bytes, made at the first try that needs a full copy]), for
+        # apply to adopt instead of running the move again
         self._tried = None
+        self._new_writes = Writes       # what apply notes a move's writes in (_try: NoWrites)
         # (state, its pending decision) that legal_moves checked last: apply of a move on that
         # very state, still at that decision, does not check its shape again (a damaged state
         # that fails inside apply is still refused as RS404: _bad_state)
@@ -230,24 +235,49 @@ class Engine:
         if taps and COPY_ONLY_TO_TRY and all(m.startswith("tap ") for m in cands):
             self._tried = None
             return cands            # nothing to try: no copy of the state
-        frozen = marshal.dumps(state)       # one copy of the state for every try
-        self._tried = (frozen, {}, state, pending)
-        return [m for m in cands if (taps and m.startswith("tap ")) or self._try(frozen, m)]
+        tried = self._tried = (marshal.dumps(state["vm"]), {}, state, pending, [])
+        return [m for m in cands if (taps and m.startswith("tap ")) or self._try(tried, m)]
 
-    def _try(self, frozen: bytes, move) -> bool:
+    def _try(self, tried: tuple, move) -> bool:
         """Whether the move runs to the next decision without a rule refusing it, on a copy of
-        the state (`frozen`: marshal bytes). Constraints are invariants the rules must keep:
-        they are checked when a move is applied (a move that breaks one is refused there and
-        reported by playouts as RS302), not in this filter. The state the move leads to is
-        kept (Engine._tried) for the apply of the move that follows."""
-        st, events, wrote = marshal.loads(frozen), [], []
+        the state. Constraints are invariants the rules must keep: they are checked when a move
+        is applied (a move that breaks one is refused there and reported by playouts as
+        RS302), not in this filter. The state the move leads to is kept (Engine._tried) for the
+        apply of the move that follows.
+
+        The copy is first a shallow one, with its own running rules (`vm`) only: most tries
+        (a procedure offered mid-payment that opens with a question) write nothing else. The
+        first write raises constraints.Shared before it is made (NoWrites), and the move is
+        tried again on a full copy (marshal)."""
+        state = tried[2]
+        before = _copy(state) if constraints.VERIFY_WRITES else None       # (equal, not the same bytes:
+        # marshal's bytes depend on how many references an object has)
+        st = dict(state)
+        st["vm"] = marshal.loads(tried[0])
+        try:
+            if not SHALLOW_TRIES:
+                raise Shared("off")
+            ok = self._try_on(tried, st, move, NoWrites)
+        except Shared:
+            if not tried[4]:
+                tried[4].append(marshal.dumps(state))
+            ok = self._try_on(tried, marshal.loads(tried[4][0]), move, Writes)
+        if before is not None and state != before:
+            raise AssertionError(f"trying '{move}' changed the state it was tried on: a write made before "
+                                 "it was noted (constraints.NoWrites)")
+        return ok
+
+    def _try_on(self, tried: tuple, st: dict, move, writes) -> bool:
+        events, wrote = [], []
         self._checked = (st, st["vm"]["pending"])       # a copy of the state legal_moves checked
+        self._new_writes = writes
         try:
             self.apply(st, move, check=False, events=events, transactional=False, wrote=wrote)
         except IllegalMove:
             return False
-        tried = self._tried
-        if tried is not None and tried[0] is frozen:
+        finally:
+            self._new_writes = Writes
+        if self._tried is tried:
             tried[1][move] = (st, events, wrote[0])
         return True
 
@@ -259,15 +289,15 @@ class Engine:
         if tried is None or move not in tried[1]:
             return None
         # the very state legal_moves tried, still at that decision (as for check_state: an
-        # in-place caller does not change it between the two calls), else compare the bytes
-        if not _at(state, tried[2:]) and marshal.dumps(state) != tried[0]:
+        # in-place caller does not change it between the two calls)
+        if not _at(state, tried[2:4]):
             return None
         after, events, wrote = tried[1][move]
         state.clear()
         state.update(after)
         rt = self.runtime(state)
         rt.events = list(events)
-        rt.wrote = wrote
+        rt.wrote = Writes() if type(wrote) is NoWrites else wrote   # a shallow try wrote nothing
         return rt
 
     def apply(self, state, move: str, check: bool = True, events: list | None = None,
@@ -304,7 +334,7 @@ class Engine:
         try:
             if rt is None:
                 rt = self.runtime(st)
-                rt.wrote = Writes()
+                rt.wrote = self._new_writes()
                 vm.resume(rt, kind, value)
             if check:
                 self._check_constraints(rt, rt.wrote if from_passed else None, keep=not transactional)
@@ -316,7 +346,7 @@ class Engine:
             if e.python_error is not None:       # a damaged state, rather than a fault of the rules?
                 self._bad_state(state, e)
             raise
-        except RulespecError:
+        except (RulespecError, Shared):
             raise
         except Exception as e:      # an engine bug: a clear error, never a raw traceback for users
             self._bad_state(state, e)

@@ -322,6 +322,37 @@ class Writes:
         else:
             self.top.add(store or key)
 
+    def add_top(self, keys):
+        """Writes under these keys of the state (a verb's, an action's: runtime._VERB_WRITES)."""
+        self.top.update(keys)
+
+    def unknown(self):
+        """A primitive is about to write what it cannot name (Runtime.writes_unknown)."""
+
+
+class Shared(Exception):
+    """A try on a shallow copy of the state was about to write a value the copy shares with the
+    state (NoWrites): the try is made again on a full copy (api.Engine._try)."""
+
+
+class NoWrites(Writes):
+    """The writes of a try made on a shallow copy of the state (api.Engine._try): the copy
+    shares every value with the state but the running rules (`vm`) and the game's own keys it
+    is given anew, so the first write of anything raises Shared, before the write is made (the
+    VM and the primitives note each write before they make it). A try that only opens a block,
+    takes a step or asks the next question costs no copy of the state."""
+
+    __slots__ = ()
+
+    def at(self, store: str, key: str, who=None):
+        raise Shared(store or key)
+
+    def add_top(self, keys):
+        raise Shared(keys)
+
+    def unknown(self):
+        raise Shared("unknown")
+
 
 # The test suite sets this: every check by a move's writes is compared with the full one
 # (tests/conftest.py), so a primitive that writes without noting it fails the tests.

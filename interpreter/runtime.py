@@ -133,6 +133,13 @@ class Runtime(BoardMixin, FightMixin):
         if self.wrote is not None:
             self.wrote.at(store, key, who)
 
+    def writes_unknown(self):
+        """Before a write the primitive cannot name (a roll, a record value): the move's writes
+        become unknown (a try on a shallow copy stops here: constraints.NoWrites)."""
+        if self.wrote is not None:
+            self.wrote.unknown()
+            self.wrote = None
+
     # ------------------------------------------------------------ helpers
     def P(self, player) -> dict:
         try:
@@ -417,7 +424,7 @@ class Runtime(BoardMixin, FightMixin):
         if t == "space" or t in self.rs.record_lists:       # a record of a side's list, a track space
             rec = self._record_at(obj, True)        # Abort: a track space that is not a spot
             if rec is not None and (name in rec or obj.startswith("space:")):
-                self.wrote = None
+                self.writes_unknown()
                 rec[name] = value
                 return
         if otype == "player" or obj in self.state["p"]:
@@ -926,9 +933,9 @@ class Runtime(BoardMixin, FightMixin):
             if w is not None:
                 keys = _VERB_WRITES.get(name)
                 if keys is None:
-                    self.wrote = None       # a primitive that does not say what it writes
+                    self.writes_unknown()       # a primitive that does not say what it writes
                 else:
-                    w.top.update(keys)
+                    w.add_top(keys)
             return m(self, env, args, kwargs, span)
         if name in self.rs.procedures:
             return self.call(self.rs.procedures[name], env, args, kwargs, span)
@@ -945,7 +952,7 @@ class Runtime(BoardMixin, FightMixin):
         if c.decl.kind == "action":
             local["action"] = c.id
             if self.wrote is not None:
-                self.wrote.top.update(_ACTION_WRITES)
+                self.wrote.add_top(_ACTION_WRITES)
             self.state["spent"] = []
             self.state.pop("leftover", None)
             self.log(f"{local['player']}: {c.decl.title or c.id}")
@@ -1184,7 +1191,7 @@ class Runtime(BoardMixin, FightMixin):
     # ------------------------------------------------------------ flow
     def on_flow_end(self):
         """The round block finished: end the game or play the next round."""
-        self.wrote = None
+        self.writes_unknown()
         self.v_check_end({"player": None}, [flow.END_OF_ROUND], {}, None)
         if self.state["ending"] or self.state["over"]:
             self.state["over"] = True

@@ -212,7 +212,7 @@ def _wrote(rt, where: tuple):
     if where:
         rt.wrote_at(*where)
     else:
-        rt.wrote = None
+        rt.writes_unknown()
 
 
 def take_out(rt, place: Place, x):

@@ -99,7 +99,7 @@ def run(rt, floor: int = 0):
                 else:
                     rt.memo = None
                     if op not in _NOTED:
-                        rt.wrote = None         # a roll, a random pick, a shuffle: writes not noted
+                        rt.writes_unknown()     # a roll, a random pick, a shuffle: writes not noted
                 r = execs[op](rt, fr, ins, returned)
                 rt.memo = None
             else:

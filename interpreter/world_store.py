@@ -317,7 +317,7 @@ def _note(rt, s: Slot, x):
     if w is None:
         return
     if type(x) is dict:
-        rt.wrote = None
+        rt.writes_unknown()
     elif s.of_record:
         where = spelling(rt.rs, x)          # (type, owner, index, store, list key)
         w.at(where[3], where[4], where[1])

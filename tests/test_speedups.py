@@ -14,7 +14,9 @@ combination; this test checks each shortcut alone, so a fault is named):
 - compiled field reads taking the record straight from the store (interpreter/compiler.py
   `DIRECT_RECORDS`);
 - legal_moves copying the state during a payment only when a move needs a try
-  (interpreter/api.py `COPY_ONLY_TO_TRY`).
+  (interpreter/api.py `COPY_ONLY_TO_TRY`);
+- a try made on a shallow copy of the state, again on a full one at its first write
+  (interpreter/api.py `SHALLOW_TRIES`, constraints.NoWrites).
 """
 from __future__ import annotations
 
@@ -92,6 +94,11 @@ def _copy_for_every_payment(monkeypatch, pack):
     return Engine(pack)
 
 
+def _full_copy_tries(monkeypatch, pack):
+    monkeypatch.setattr(api, "SHALLOW_TRIES", False)
+    return Engine(pack)
+
+
 class _Forgetful(dict):
     """A cache that never keeps anything."""
 
@@ -101,9 +108,9 @@ class _Forgetful(dict):
 
 @pytest.mark.parametrize("without", [_no_inlining, _no_shared_window, _no_adopting, _no_field_cache,
                                      _no_ref_cache, _no_parsed_choices, _no_direct_records,
-                                     _copy_for_every_payment],
+                                     _copy_for_every_payment, _full_copy_tries],
                          ids=["inlining", "shared-window", "adopting", "field-cache", "ref-cache",
-                              "parsed-choices", "direct-records", "copy-only-to-try"])
+                              "parsed-choices", "direct-records", "copy-only-to-try", "shallow-tries"])
 def test_the_same_games_without_each_shortcut(monkeypatch, pack, reference, without):
     eng = without(monkeypatch, pack)
     for seed in SEEDS:
@@ -189,3 +196,22 @@ def test_the_new_shortcuts_are_taken(monkeypatch, pack):
     monkeypatch.setattr(compiler, "DIRECT_RECORDS", False)
     play(Engine(pack))
     assert direct < len(recs)
+
+
+def test_shallow_tries_are_taken_and_a_write_not_noted_first_is_caught(monkeypatch, pack):
+    """Most tries of a payment's game run on a shallow copy (a procedure offered mid-payment
+    opens with a question), some need the full copy (a choice that gains a Crown); and the
+    tests' cross-check (constraints.VERIFY_WRITES, on in every test process) fails a try that
+    wrote the state it shares before noting the write (sabotaged here)."""
+    from interpreter import constraints
+    kinds = []
+    try_on = Engine._try_on
+    monkeypatch.setattr(Engine, "_try_on", lambda self, tried, st, move, writes:
+                        kinds.append(writes.__name__) or try_on(self, tried, st, move, writes))
+    play_game(Engine(pack), 4, 0, "random", max_moves=MOVES)
+    assert kinds.count("NoWrites") > kinds.count("Writes") > 0, kinds
+    monkeypatch.setattr(constraints, "VERIFY_WRITES", True)
+    monkeypatch.setattr(constraints.NoWrites, "at", constraints.Writes.at)
+    monkeypatch.setattr(constraints.NoWrites, "add_top", constraints.Writes.add_top)
+    with pytest.raises(AssertionError, match="changed the state it was tried on"):
+        play_game(Engine(pack), 4, 0, "random", max_moves=MOVES)
