@@ -10,6 +10,7 @@ Nothing here walks parse trees at play time.
 """
 from __future__ import annotations
 
+import itertools
 import warnings
 from dataclasses import dataclass, field
 
@@ -44,6 +45,9 @@ INLINE_DEPTH = 3
 # a plain field read takes the record straight from the state's store (rt.rec only for an id
 # the store lacks); off: every read calls rt.rec (tests/test_speedups.py)
 DIRECT_RECORDS = True
+# a comprehension over a list of records reads its variable's fields from the record it holds
+# (Compiler._record_of); off: by the variable's ref, each time (tests/test_speedups.py)
+RECORDS_IN_LOOPS = True
 
 
 @dataclass
@@ -159,7 +163,8 @@ class Compiler:
                           "_field": world_store.get, "_ref_record": world_store._ref_record, "_record": world_store.new_record,
                           "_refs_list": world_store.refs_list, "_index_ref": world_store.index_ref,
                           "_listed": world_store.listed,
-                          "_entry": _entry_value(), "_type_of": type_of, "_UNSET": _UNSET}
+                          "_entry": _entry_value(), "_type_of": type_of, "_UNSET": _UNSET,
+                          "_NONES": itertools.repeat(None)}
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
         self.catalogue: dict = {}           # (kind, field) -> type: the fields of catalogue kinds (Checker.catalogue_fields)
         self.catalogue_ids: set = set()     # (kind, "id") of every catalogue kind: `x.id` is its catalogue id
@@ -172,6 +177,13 @@ class Compiler:
         # while an inlined formula's body is compiled: the Python source of the formula's own
         # variables (`local` of Runtime.formula), for the generated functions that read them
         self._inline_env: str | None = None
+        # a comprehension over a list of records (`for s in p.court`): its iterable binds the
+        # stored list (`_want_records`: to this Python local), and while its element and
+        # condition are compiled, `_loop_records` = (variable, record type): the variable's
+        # fields are read from its record (`_rec_it`) rather than by its ref
+        self._want_records: str | None = None
+        self._records_of: str | None = None
+        self._loop_records: tuple | None = None
 
     @staticmethod
     def _none_fn(rt, env):
@@ -310,6 +322,7 @@ class Compiler:
         return f"_costs.qty({e.symbol!r}, int({than}) + 1)", "cost"
 
     def c_Attr(self, e, scope, env):
+        want, self._want_records = self._want_records, None     # for this Attr alone, not its parts
         obj, t = self._src(e.obj, scope, env)
         base = t.rstrip("?")
         name = e.name
@@ -340,12 +353,12 @@ class Compiler:
                     read = f"list({read})"          # a copy: the record's list is the state's
             elif slot.of_record and not slot.home and not slot.sparse and slot.shape not in ("list", "records", "index"):
                 # a field of a record of a list ("red.room2".agent): world_store.get's own read
-                read = f"_ref_record(rt, {o}, {slot.kind!r})[{slot.key!r}]"
+                read = f"{self._record_of(e, slot, o)}[{slot.key!r}]"
             elif slot.home:
                 read = f"rt.rec({slot.store!r}, {o})[{slot.home!r}].get({slot.key!r}, {self._literal(slot.default)})"
             elif slot.of_record and slot.sparse and slot.shape == "scalar":
                 # a field of a record of a list kept only once set (court_space.shaded)
-                read = f"_ref_record(rt, {o}, {slot.kind!r}).get({slot.key!r}, {self._literal(slot.default)})"
+                read = f"{self._record_of(e, slot, o)}.get({slot.key!r}, {self._literal(slot.default)})"
             elif not slot.of_record and (slot.shape in ("records", "index") and not slot.sparse
                                          or slot.shape == "list" and slot.sparse):
                 # world_store.get's reads of a stored record's list of records (as refs), the
@@ -357,7 +370,10 @@ class Compiler:
                 else:
                     rec = "rt.state"            # the game's own fields
                 if slot.shape == "records":
-                    read = f"_refs_list({slot.item!r}, {o}, {rec}[{slot.key!r}])"
+                    stored = f"{rec}[{slot.key!r}]"
+                    if want is not None:        # a comprehension's iterable: its records too
+                        stored, self._records_of = f"({want} := {stored})", slot.item
+                    read = f"_refs_list({slot.item!r}, {o}, {stored})"
                 elif slot.shape == "index":
                     read = f"_index_ref({slot.item!r}, {o}, {rec}[{slot.key!r}])"
                 else:
@@ -607,11 +623,26 @@ class Compiler:
         types = {i[1] for i in items}
         return f"[{', '.join(i[0] for i in items)}]", "set:" + (types.pop() if len(types) == 1 else "any")
 
+    def _record_of(self, e, slot, o: str) -> str:
+        """The record whose field `e` reads (o: the Python name of its ref): the loop's own
+        record in a comprehension over a list of records of that type (`s.card` for s in
+        p.court), else the record found by its ref (world_store._ref_record)."""
+        lr = self._loop_records
+        if lr is not None and isinstance(e.obj, A.Name) and e.obj.id == lr[0] and lr[1] == slot.kind \
+                and self._pyvars.get(lr[0]) == "_it":
+            return f"(_rec_it if _rec_it is not None else _ref_record(rt, {o}, {slot.kind!r}))"
+        return f"_ref_record(rt, {o}, {slot.kind!r})"
+
     def c_Comprehension(self, e, scope, env):
-        saved, saved_inline = self._pyvars, self._inline_env
+        saved, saved_inline, saved_loop = self._pyvars, self._inline_env, self._loop_records
         try:
-            self._pyvars, self._inline_env = {}, None
+            self._pyvars, self._inline_env, self._loop_records = {}, None, None
+            self._want_records = "_recs" if RECORDS_IN_LOOPS and isinstance(e.iter, A.Attr) else None
+            self._records_of = None
             it, itype = self._src(e.iter, scope, "env")     # in the generated function's terms
+            self._want_records = None
+            if self._records_of is not None and itype == "set:" + self._records_of:
+                self._loop_records = (e.var, self._records_of)
             inner = dict(scope)
             inner[e.var] = itype[4:] if itype.startswith("set:") else "any"
             # In this function's own code `local` is `env` plus the loop variable: the variable
@@ -623,8 +654,14 @@ class Compiler:
                 self._pyvars[None] = "env"
             elem, etype = self._src(e.elem, inner, "local")
             cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
+            over_records = self._loop_records is not None
         finally:
-            self._pyvars, self._inline_env = saved, saved_inline
+            self._pyvars, self._inline_env, self._loop_records = saved, saved_inline, saved_loop
+            self._want_records = None
+        # over a list of records: each ref with its record (`_recs`, the stored list the
+        # iterable read; None when it read none: then with None)
+        start, loop = ("    _recs = None\n", "_it, _rec_it in zip(items, _NONES if _recs is None else _recs)") \
+            if over_records else ("", "_it in items")
         name = self._const(None)
         span = self._const(e.span)
         # `local` (the variables in scope) is only built when the code reads it
@@ -633,18 +670,20 @@ class Compiler:
             code = (f"def {name}(rt, env):\n"
                     f"    out = []\n"
                     f"    local = dict(env)\n"
+                    f"{start}"
                     f"    items = {it} or ()\n"
                     f"    rt.spend(len(items), {span})\n"     # the work budget (limits.WORK_BUDGET)
-                    f"    for _it in items:\n"
+                    f"    for {loop}:\n"
                     f"        local[{e.var!r}] = _it\n"
                     f"        if {cond}:\n"
                     f"            out.append({elem})\n"
                     f"    return out\n")
         else:       # no dict of the variables: a Python list comprehension (a third faster)
             code = (f"def {name}(rt, env):\n"
+                    f"{start}"
                     f"    items = {it} or ()\n"
                     f"    rt.spend(len(items), {span})\n"
-                    f"    return [{elem} for _it in items" + ("" if cond == "True" else f" if {cond}") + "]\n")
+                    f"    return [{elem} for {loop}" + ("" if cond == "True" else f" if {cond}") + "]\n")
         self._exec(code, "comprehension")
         return f"{name}(rt, {saved_inline or env})", "set:" + etype
 

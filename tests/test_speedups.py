@@ -16,7 +16,9 @@ combination; this test checks each shortcut alone, so a fault is named):
 - legal_moves copying the state during a payment only when a move needs a try
   (interpreter/api.py `COPY_ONLY_TO_TRY`);
 - a try made on a shallow copy of the state, again on a full one at its first write
-  (interpreter/api.py `SHALLOW_TRIES`, constraints.NoWrites).
+  (interpreter/api.py `SHALLOW_TRIES`, constraints.NoWrites);
+- a comprehension over a list of records reading its variable's fields from the record it
+  holds rather than by its ref (interpreter/compiler.py `RECORDS_IN_LOOPS`).
 """
 from __future__ import annotations
 
@@ -94,6 +96,11 @@ def _copy_for_every_payment(monkeypatch, pack):
     return Engine(pack)
 
 
+def _no_records_in_loops(monkeypatch, pack):
+    monkeypatch.setattr(compiler, "RECORDS_IN_LOOPS", False)
+    return Engine(pack)
+
+
 def _full_copy_tries(monkeypatch, pack):
     monkeypatch.setattr(api, "SHALLOW_TRIES", False)
     return Engine(pack)
@@ -108,9 +115,10 @@ class _Forgetful(dict):
 
 @pytest.mark.parametrize("without", [_no_inlining, _no_shared_window, _no_adopting, _no_field_cache,
                                      _no_ref_cache, _no_parsed_choices, _no_direct_records,
-                                     _copy_for_every_payment, _full_copy_tries],
+                                     _copy_for_every_payment, _full_copy_tries, _no_records_in_loops],
                          ids=["inlining", "shared-window", "adopting", "field-cache", "ref-cache",
-                              "parsed-choices", "direct-records", "copy-only-to-try", "shallow-tries"])
+                              "parsed-choices", "direct-records", "copy-only-to-try", "shallow-tries",
+                              "records-in-loops"])
 def test_the_same_games_without_each_shortcut(monkeypatch, pack, reference, without):
     eng = without(monkeypatch, pack)
     for seed in SEEDS:
@@ -215,3 +223,22 @@ def test_shallow_tries_are_taken_and_a_write_not_noted_first_is_caught(monkeypat
     monkeypatch.setattr(constraints.NoWrites, "add_top", constraints.Writes.add_top)
     with pytest.raises(AssertionError, match="changed the state it was tried on"):
         play_game(Engine(pack), 4, 0, "random", max_moves=MOVES)
+
+
+def test_loops_over_records_read_the_records_they_hold(monkeypatch, pack):
+    """The shortcut is taken: a game looks records up by their refs (world_store._ref_record)
+    far less often than without it (the Cortigiano spaces and Rooms of `cards`...)."""
+    calls = []
+    lookup = world_store._ref_record
+
+    def counting(rt, x, kind):
+        calls.append(kind)
+        return lookup(rt, x, kind)
+
+    monkeypatch.setattr(world_store, "_ref_record", counting)
+    play_game(Engine(pack), 4, 0, "random", max_moves=MOVES)
+    held = len(calls)
+    calls.clear()
+    monkeypatch.setattr(compiler, "RECORDS_IN_LOOPS", False)
+    play_game(Engine(pack), 4, 0, "random", max_moves=MOVES)
+    assert held * 3 < len(calls), (held, len(calls))
