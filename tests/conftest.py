@@ -182,9 +182,13 @@ def pytest_unconfigure(config):
     """pytest ends each process with five full garbage collections in a row (to report the
     exceptions of finalisers: its unraisableexception plugin), each walking the whole heap a
     test process keeps: about 0.6 s of CPU each after three test files, several seconds per
-    worker after a whole run. One collection here runs those finalisers, with pytest's hook
-    still in place to report them; what is left alive is then frozen, so pytest's collections
-    only walk what changed since."""
+    worker after a whole run. The heap is frozen here, so pytest's collections only walk what
+    changed since. In CI one collection comes first: it runs the finalisers of the garbage left
+    at the end (cycles already promoted to the oldest generation), with pytest's hook still in
+    place to report an exception of one, a warning printed after the summary that never fails
+    the run; the README's command skips it (2 to 4 s of CPU per worker after a whole run;
+    docs/testing.md, "What runs where")."""
     import gc
-    gc.collect()
+    if CI:
+        gc.collect()
     gc.freeze()
