@@ -60,10 +60,16 @@ def _fewer_garbage_collections():
     compiling packs spent about as long in the collector as in the work itself. Measured with
     `-n 0` on test_examples, test_variants and test_show (2026-11-27, load ~7): 66 s of CPU with
     Python's thresholds, 44 s with these, 41 s with the collection's heap frozen as well (below);
-    with the collector off, 48 s and twice the memory. Only when collections run changes, not
+    with the collector off, 48 s and twice the memory. Then 200,000 and a middle collection
+    every 50 young ones instead of 50,000 and 20 (a pack loaded from the cache, unpickled with
+    the collector paused, set off a young collection as soon as it was on again; a test often
+    drops the pack before the next one now): test_examples, test_variants, test_show,
+    test_properties and test_cli (`-n 0`, 2026-11-27, load ~4, run in turns) 52.5 and 44.3 s of
+    CPU with 50,000 and 20, 44.2 and 40.0 with these (6.1 to 7.0 s in the collector, against
+    3.4 to 4.0), the largest process 490 MB either way. Only when collections run changes, not
     what they free."""
     import gc
-    gc.set_threshold(50_000, 20, 100)
+    gc.set_threshold(200_000, 50, 100)
 
 
 _fewer_garbage_collections()
