@@ -60,10 +60,16 @@ def _fewer_garbage_collections():
     compiling packs spent about as long in the collector as in the work itself. Measured with
     `-n 0` on test_examples, test_variants and test_show (2026-11-27, load ~7): 66 s of CPU with
     Python's thresholds, 44 s with these, 41 s with the collection's heap frozen as well (below);
-    with the collector off, 48 s and twice the memory. Only when collections run changes, not
+    with the collector off, 48 s and twice the memory. Then 200,000 and a middle collection
+    every 50 young ones instead of 50,000 and 20 (a pack loaded from the cache, unpickled with
+    the collector paused, set off a young collection as soon as it was on again; a test often
+    drops the pack before the next one now): test_examples, test_variants, test_show,
+    test_properties and test_cli (`-n 0`, 2026-11-27, load ~4, run in turns) 52.5 and 44.3 s of
+    CPU with 50,000 and 20, 44.2 and 40.0 with these (6.1 to 7.0 s in the collector, against
+    3.4 to 4.0), the largest process 490 MB either way. Only when collections run changes, not
     what they free."""
     import gc
-    gc.set_threshold(50_000, 20, 100)
+    gc.set_threshold(200_000, 50, 100)
 
 
 _fewer_garbage_collections()
@@ -182,9 +188,13 @@ def pytest_unconfigure(config):
     """pytest ends each process with five full garbage collections in a row (to report the
     exceptions of finalisers: its unraisableexception plugin), each walking the whole heap a
     test process keeps: about 0.6 s of CPU each after three test files, several seconds per
-    worker after a whole run. One collection here runs those finalisers, with pytest's hook
-    still in place to report them; what is left alive is then frozen, so pytest's collections
-    only walk what changed since."""
+    worker after a whole run. The heap is frozen here, so pytest's collections only walk what
+    changed since. In CI one collection comes first: it runs the finalisers of the garbage left
+    at the end (cycles already promoted to the oldest generation), with pytest's hook still in
+    place to report an exception of one, a warning printed after the summary that never fails
+    the run; the README's command skips it (2 to 4 s of CPU per worker after a whole run;
+    docs/testing.md, "What runs where")."""
     import gc
-    gc.collect()
+    if CI:
+        gc.collect()
     gc.freeze()

@@ -129,8 +129,10 @@ def _strategy(start: str, depth: int):
     return from_lark(grammar, start=starts[start], explicit={t: explicit[terms[t]] for t in used if t in terms})
 
 
-EXPRS = _strategy("expr", 5)
-BLOCKS = _strategy("block", 6)
+# built when first drawn from (about 0.6 s of CPU for the two Earley grammars), not when the
+# module is imported: every pytest-xdist worker imports it, one runs it
+EXPRS = st.deferred(lambda: _strategy("expr", 5))
+BLOCKS = st.deferred(lambda: _strategy("block", 6))
 
 
 def _overlay(expr: str, block: str) -> dict:
