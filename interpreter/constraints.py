@@ -178,18 +178,6 @@ class _Keyed(_Watched):
 
     __slots__ = ("whole",)
 
-    def __getitem__(self, k):
-        self.log.cur.add((self.role, k))
-        return dict.__getitem__(self, k)
-
-    def get(self, k, default=None):
-        self.log.cur.add((self.role, k))
-        return dict.get(self, k, default)
-
-    def __contains__(self, k):
-        self.log.cur.add((self.role, k))
-        return dict.__contains__(self, k)
-
     def _all(self):
         self.log.cur.add(self.whole)
 

@@ -53,14 +53,12 @@ def reference(pack):
     return {seed: _played(eng, seed) for seed in SEEDS}
 
 
-def _no_inlining(monkeypatch, pack):
-    monkeypatch.setattr(compiler, "INLINE_NODES", 0)
-    return Engine(pack)
-
-
-def _no_shared_window(monkeypatch, pack):
-    monkeypatch.setattr(vm, "_CHANGES", [True] * len(vm._CHANGES))
-    return Engine(pack)
+def _set(module, name, value):
+    """A shortcut turned off by one switch of its module."""
+    def without(monkeypatch, pack):
+        monkeypatch.setattr(module, name, value)
+        return Engine(pack)
+    return without
 
 
 def _no_adopting(monkeypatch, pack):
@@ -75,35 +73,15 @@ def _no_field_cache(monkeypatch, pack):
     return eng
 
 
-def _no_ref_cache(monkeypatch, pack):
-    monkeypatch.setattr(world_store, "refs_of", lambda rtype, owner, n: tuple(world_store.ref(rtype, owner, i)
-                                                                            for i in range(n)))
-    return Engine(pack)
-
-
-def _no_parsed_choices(monkeypatch, pack):
-    monkeypatch.setattr(playout_policy, "_parsed", lambda pending: {})
-    return Engine(pack)
-
-
-def _no_direct_records(monkeypatch, pack):
-    monkeypatch.setattr(compiler, "DIRECT_RECORDS", False)
-    return Engine(pack)
-
-
-def _copy_for_every_payment(monkeypatch, pack):
-    monkeypatch.setattr(api, "COPY_ONLY_TO_TRY", False)
-    return Engine(pack)
-
-
-def _no_records_in_loops(monkeypatch, pack):
-    monkeypatch.setattr(compiler, "RECORDS_IN_LOOPS", False)
-    return Engine(pack)
-
-
-def _full_copy_tries(monkeypatch, pack):
-    monkeypatch.setattr(api, "SHALLOW_TRIES", False)
-    return Engine(pack)
+_no_inlining = _set(compiler, "INLINE_NODES", 0)
+_no_shared_window = _set(vm, "_CHANGES", [True] * len(vm._CHANGES))
+_no_ref_cache = _set(world_store, "refs_of", lambda rtype, owner, n: tuple(world_store.ref(rtype, owner, i)
+                                                                          for i in range(n)))
+_no_parsed_choices = _set(playout_policy, "_parsed", lambda pending: {})
+_no_direct_records = _set(compiler, "DIRECT_RECORDS", False)
+_copy_for_every_payment = _set(api, "COPY_ONLY_TO_TRY", False)
+_full_copy_tries = _set(api, "SHALLOW_TRIES", False)
+_no_records_in_loops = _set(compiler, "RECORDS_IN_LOOPS", False)
 
 
 class _Forgetful(dict):
