@@ -27,6 +27,7 @@ from rulespec.errors import RulespecError
 
 from .api import _copy
 from .evaluation import Evaluation
+from .plan import Plan, PlannedEvaluation
 from .playout_policy import PlayoutPolicy
 
 _RNG_BITS = 64
@@ -135,6 +136,24 @@ def _decider(st):
     return (st["vm"]["pending"] or {}).get("player")
 
 
+class _Planning:
+    """The `plan` knob of a searching bot: each player's goal (a bot may play several seats),
+    kept across its decisions, turns and Years while the pack's plan still offers it
+    (interpreter/plan.py)."""
+
+    def __init__(self, name: str | None):
+        self.name = name
+        self.goals: dict = {}
+
+    def evaluation(self, engine, ev, state, me):
+        """`ev`, plus the plan's progress towards `me`'s goal (chosen now when it holds none)."""
+        if not self.name:
+            return ev
+        plan = Plan.for_engine(engine, self.name)
+        goal = self.goals[me] = plan.choose_goal(state, me, self.goals.get(me))
+        return PlannedEvaluation(ev, plan, me, goal)
+
+
 def _not_turn_of(me):
     """A stop for _forward: the decision is no longer `me`'s (its turn is over)."""
     return lambda st: _decider(st) != me
@@ -195,8 +214,9 @@ class GreedyEvalBot:
     name = "greedy_eval"
 
     def __init__(self, seed: int = 0, evaluation: str | None = None, horizon: str = "turn",
-                 samples: int = 1, epsilon: float = 0.05, finish: float = 10.0):
+                 samples: int = 1, epsilon: float = 0.05, finish: float = 10.0, plan: str | None = None):
         self.rng = random.Random(seed)
+        self.planning = _Planning(plan)
         self.finish = float(finish)
         self.evaluation = evaluation
         self.horizon = horizon
@@ -209,7 +229,7 @@ class GreedyEvalBot:
         if self.epsilon and self.rng.random() < self.epsilon:
             return moves[self.rng.randrange(len(moves))]
         me = state["vm"]["pending"].get("player")
-        ev = Evaluation.for_engine(engine, self.evaluation)
+        ev = self.planning.evaluation(engine, Evaluation.for_engine(engine, self.evaluation), state, me)
         seeds = [self.rng.getrandbits(_RNG_BITS) for _ in range(self.samples)]   # the same draws for every move
         mine = _not_turn_of(me)
         best, best_val = [], None
@@ -303,8 +323,10 @@ class MctsBot:
     def __init__(self, seed: int = 0, iterations: int = 32, per_move: int = 8, horizon: str = "turn",
                  rollout: int = 0, c: float = 1.0, scale: float = 0.3, finish: float = 10.0,
                  evaluation: str | None = None, seconds: float | None = None, root: str = "puct",
-                 reply: int = 0, continuation: str = "policy", q: str = "mean", prior: str = "hints"):
+                 reply: int = 0, continuation: str = "policy", q: str = "mean", prior: str = "hints",
+                 plan: str | None = None):
         self.rng = random.Random(seed)
+        self.planning = _Planning(plan)
         self.iterations = max(1, int(iterations))
         self.per_move = max(1, int(per_move))
         self.horizon = horizon
@@ -327,8 +349,8 @@ class MctsBot:
     def choose(self, engine, state, moves: list) -> str:
         if is_macro_step(state, moves):
             return policy_move(engine, state, moves, self.rng)
-        ev = Evaluation.for_engine(engine, self.evaluation)
         me = state["vm"]["pending"].get("player")
+        ev = self.planning.evaluation(engine, Evaluation.for_engine(engine, self.evaluation), state, me)
         where = (me, state["year"], state["phase"])
         # an even root starts afresh: kept statistics would break its equal rounds of worlds
         root = (self._reused(where, moves) if self.root == "puct" else None) or _Node()

@@ -222,6 +222,14 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "value": F("expr:number", True, "the value for `player`, in Prestige Points; `score` is the player's total on the "
                                         "score pad (docs/bots.md)", names=("score",)),
     }, id_is_referenced=False),
+    _k("plan", "a goal a searching bot may commit to over several turns (`mcts:plan=NAME`), and how far it has come: not a rule", {
+        "goals": F("expr:any", True, "the goals `player` may commit to now: a list (of Cities, say); the bot keeps its goal "
+                                     "while it is in this list"),
+        "pick": F("expr:number", doc="how good a `goal` is to commit to, for `player` (the best is taken; default: `progress`)",
+                  names=("goal",)),
+        "progress": F("expr:number", True, "how far `player` has come towards `goal`, in Prestige Points: added to the "
+                                           "player's evaluation while the bot holds that goal", names=("goal",)),
+    }, id_is_referenced=False),
     _k("die", "a die: `roll DIE as NAME` draws one of its faces from the game's seeded RNG", {
         "faces": F("list:any", True, "the faces, each as likely: numbers, \"texts\" or declared names (e.g. symbols)"),
     }),

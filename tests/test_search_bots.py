@@ -129,7 +129,8 @@ def test_a_bot_naming_an_undeclared_evaluation_is_told_the_declared_ones(engine)
 
 
 # ------------------------------------------------------------------ short games, replays
-@pytest.mark.parametrize("bot", sorted(set(BOTS) - {"mcts"}) + ["mcts:iterations=4"])
+@pytest.mark.parametrize("bot", sorted(set(BOTS) - {"mcts"}) + ["mcts:iterations=4", "mcts:iterations=4,plan=war",
+                                                                "greedy_eval:plan=war"])
 def test_every_bot_plays_a_short_game_that_replays_from_its_moves(engine, bot):
     """The same seed plays the same game, and the moves alone replay it (the bots' look-aheads
     draw from their own generators, never from the game's)."""

@@ -1,0 +1,103 @@
+"""A plan over Years for the searching bots (`mcts:plan=war`, interpreter/plan.py): the goal is
+held across turns while the pack still offers it, the pack's progress grows with each step
+towards a winning Siege, and the plan changes what the bot plays."""
+from __future__ import annotations
+
+import pytest
+
+from interpreter.api import Engine, _copy
+from interpreter.bots import make_bot, play_game
+from interpreter.evaluation import Evaluation
+from interpreter.plan import Plan, PlannedEvaluation
+from rulespec.errors import RulespecError
+from rulespec.pack import load_pack
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return Engine(load_pack("base_3to5"))
+
+
+def _goal_beside_an_own_city(engine, s, player):
+    """A goal of the `war` plan for `player` and one of the player's Cities one road from it."""
+    plan = Plan.for_engine(engine, "war")
+    board = engine.board(len(s["players"]))
+    for g in plan.goals(s, player):
+        for d in s["p"][player]["starting_cities"]:
+            if d in board.road_neighbours(g):
+                return plan, g, d
+    raise AssertionError("no goal beside a starting City")
+
+
+def test_the_goal_is_kept_while_the_plan_offers_it(engine):
+    s = engine.new_game(4, 0)
+    plan = Plan.for_engine(engine, "war")
+    goals = plan.goals(s, "blue")
+    assert len(goals) >= 2 and all(s["cities"][g]["controller"] != "blue" for g in goals)
+    best = plan.choose_goal(s, "blue")
+    other = next(g for g in goals if g != best)
+    assert plan.choose_goal(s, "blue", held=other) == other       # committed: not re-picked
+    s = _copy(s)
+    s["cities"][other]["controller"] = "blue"                     # taken: no longer a goal
+    assert plan.choose_goal(s, "blue", held=other) in set(goals) - {other}
+
+
+def test_each_step_towards_a_winning_siege_is_progress(engine):
+    s = engine.new_game(4, 0)
+    plan, goal, home = _goal_beside_an_own_city(engine, s, "blue")
+    need = engine.runtime(s).formula("siege_strength_needed", (goal,), {}, {})
+
+    def progress(beside, in_front):
+        st = _copy(s)       # a fresh state each time: what a runtime worked out is not reused
+        st["cities"][home]["troops"]["blue"] = beside
+        st["cities"][goal]["besiegers"] = {"blue": in_front} if in_front else {}
+        return plan.progress(st, "blue", goal)
+    # Troops gathered beside the goal, up to what a Siege needs
+    gathered = [progress(n, 0) for n in range(need + 1)]
+    assert all(b > a for a, b in zip(gathered, gathered[1:]))
+    # then moved in front of it, one by one
+    moved = [progress(need - n, n) for n in range(need + 1)]
+    assert all(b > a for a, b in zip(moved, moved[1:]))
+
+
+def test_the_planned_evaluation_adds_progress_to_the_planner_only(engine):
+    s = engine.new_game(4, 0)
+    plan, goal, home = _goal_beside_an_own_city(engine, s, "blue")
+    s = _copy(s)
+    s["cities"][home]["troops"]["blue"] = 2
+    ev = Evaluation.for_engine(engine)
+    plain, planned = ev.values(s), PlannedEvaluation(ev, plan, "blue", goal).values(s)
+    assert planned["blue"] == pytest.approx(plain["blue"] + plan.progress(s, "blue", goal))
+    assert plan.progress(s, "blue", goal) > 0
+    assert {p: v for p, v in planned.items() if p != "blue"} == {p: v for p, v in plain.items() if p != "blue"}
+
+
+def test_a_bot_naming_an_undeclared_plan_is_told_the_declared_ones(engine):
+    with pytest.raises(RulespecError) as e:
+        make_bot("mcts:plan=nothere", 0).choose(engine, engine.new_game(3, 0), ["x", "y"])
+    assert e.value.first.code == "RS301" and "war" in e.value.first.hint
+
+
+@pytest.mark.parametrize("bot", ["mcts:iterations=4", "greedy_eval"])
+def test_the_plan_steers_the_bot(engine, bot):
+    """Same seed, same bot, with and without the plan: another game (that the planning bots'
+    games replay from their moves is tested with every bot's, tests/test_search_bots.py)."""
+    opts = {"max_years": 3}
+    planned = play_game(engine, 3, 11, bot + (",plan=war" if ":" in bot else ":plan=war"), options=opts)[1]
+    assert planned != play_game(engine, 3, 11, bot, options=opts)[1]
+
+
+def test_a_planning_bot_holds_a_goal_for_each_of_its_players(engine):
+    bot = make_bot("greedy_eval:plan=war", 3)
+    s = engine.new_game(3, 3)
+    seen = {}
+    for _ in range(400):
+        if engine.is_over(s):
+            break
+        legal = engine.legal_moves(s)
+        s = engine.apply(s, bot.choose(engine, s, legal))
+        for p, g in bot.planning.goals.items():
+            seen.setdefault(p, set()).add(g)
+    assert set(seen) == set(s["players"])
+    # a goal is held across turns: far fewer goals than decisions
+    assert all(1 <= len(gs) <= 4 for gs in seen.values())
