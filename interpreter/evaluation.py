@@ -24,18 +24,45 @@ from .playout_policy import PlayoutPolicy
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
+def per_engine(cls, engine, name):
+    """The `cls` (a declaration bots read: an Evaluation, a Plan) of that name for this engine,
+    compiled once (held no longer than the engine)."""
+    per = _CACHE.get(engine)
+    if per is None:
+        per = _CACHE[engine] = {}
+    got = per.get((cls, name))
+    if got is None:
+        got = per[(cls, name)] = cls(engine, name)
+    return got
+
+
+def declared(engine, kind: str, name, example: str) -> dict:
+    """{id: declaration} of the pack's declarations of `kind`; RS301 naming them when `name`
+    (a bot's knob) is not one of them."""
+    decls = {d.id: d for d in engine.pack.of_kind(kind)}
+    if name is not None and name not in decls:
+        raise RulespecError(Diagnostic(
+            "RS301", f"pack '{engine.pack.id}' declares no {kind} '{name}'", Span("<bot>"),
+            (f"its {kind}s: " + ", ".join(sorted(decls))) if decls else
+            f"declare one (`{example}`, docs/bots.md), or leave the knob out"))
+    return decls
+
+
+def formula_failed(decl, field: str, what: str, player, e: Exception) -> RulespecError:
+    """RS301 at the formula of a bots' declaration that failed (never a traceback)."""
+    fv = decl.fields.get(field)
+    return RulespecError(Diagnostic(
+        "RS301", f"{what} failed for {player}: {type(e).__name__}: {e}", fv.span if fv is not None else decl.span,
+        "guard the formula (if ... then ... else) so that it gives a value in every position"))
+
+
 class Evaluation:
     """One of the pack's `evaluation`s, compiled once per engine; `values(state)` gives every
     player's value."""
 
     def __init__(self, engine, name: str | None = None):
         self.engine = engine
-        decls = {d.id: d for d in engine.pack.of_kind("evaluation")}
-        if name is not None and name not in decls:
-            raise RulespecError(Diagnostic(
-                "RS301", f"pack '{engine.pack.id}' declares no evaluation '{name}'", Span("<bot>"),
-                ("its evaluations: " + ", ".join(sorted(decls))) if decls else
-                "declare one (`evaluation NAME { value: ... }`, docs/bots.md), or leave the knob out"))
+        decls = declared(engine, "evaluation", name, "evaluation NAME { value: ... }")
         if name is None:
             name = "default" if "default" in decls else (next(iter(decls)) if decls else None)
         self.name = name
@@ -44,13 +71,7 @@ class Evaluation:
 
     @classmethod
     def for_engine(cls, engine, name: str | None = None) -> "Evaluation":
-        per = _CACHE.get(engine)
-        if per is None:
-            per = _CACHE[engine] = {}
-        ev = per.get(name)
-        if ev is None:
-            ev = per[name] = cls(engine, name)
-        return ev
+        return per_engine(cls, engine, name)
 
     def value(self, state, player, rt=None) -> float:
         if self.fn is None:
@@ -62,19 +83,17 @@ class Evaluation:
         try:
             return float(self.fn(rt, env) or 0)
         except Exception as e:      # a pack's formula failed: say which, never a traceback
-            fv = self.decl.fields.get("value")
-            raise RulespecError(Diagnostic(
-                "RS301", f"evaluation '{self.decl.id}' failed for {player}: {type(e).__name__}: {e}",
-                fv.span if fv is not None else self.decl.span,
-                "guard the formula (if ... then ... else) so that it gives a number in every position")) from None
+            raise formula_failed(self.decl, "value", f"evaluation '{self.decl.id}'", player, e) from None
 
-    def values(self, state) -> dict:
-        """{player: value} for every player of the game."""
-        if self.fn is None:
-            return {p: self.value(state, p) for p in state["players"]}
+    def values(self, state, extra=None) -> dict:
+        """{player: value} for every player of the game; `extra(rt, values)` adds to them in
+        the same read-only window (a plan's progress: interpreter/plan.py)."""
         rt = self.engine.runtime(state)
         opened = rt.reading()       # only expressions run: what players own is worked out once
         try:
-            return {p: self.value(state, p, rt) for p in state["players"]}
+            out = {p: self.value(state, p, rt if self.fn is not None else None) for p in state["players"]}
+            if extra is not None:
+                extra(rt, out)
+            return out
         finally:
             rt.done_reading(opened)

@@ -18,25 +18,15 @@ evaluation). The bot knows neither the goals nor the measure: both come from the
 """
 from __future__ import annotations
 
-import weakref
-
-from rulespec.errors import Diagnostic, RulespecError, Span
-
-_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+from .evaluation import declared, formula_failed, per_engine
 
 
 class Plan:
     """One of the pack's `plan`s, compiled once per engine."""
 
     def __init__(self, engine, name: str):
-        decls = {d.id: d for d in engine.pack.of_kind("plan")}
-        if name not in decls:
-            raise RulespecError(Diagnostic(
-                "RS301", f"pack '{engine.pack.id}' declares no plan '{name}'", Span("<bot>"),
-                ("its plans: " + ", ".join(sorted(decls))) if decls else
-                "declare one (`plan NAME { goals: ... progress: ... }`, docs/bots.md), or leave the knob out"))
         self.engine = engine
-        self.decl = decls[name]
+        self.decl = declared(engine, "plan", name, "plan NAME { goals: ... progress: ... }")[name]
         scope = {"goal": "any"}
         self._goals = engine.rs.fn(self.decl, "goals", {})
         self._progress = engine.rs.fn(self.decl, "progress", scope)
@@ -44,44 +34,49 @@ class Plan:
 
     @classmethod
     def for_engine(cls, engine, name: str) -> "Plan":
-        per = _CACHE.get(engine)
-        if per is None:
-            per = _CACHE[engine] = {}
-        if name not in per:
-            per[name] = cls(engine, name)
-        return per[name]
+        return per_engine(cls, engine, name)
 
-    def _run(self, field: str, fn, state, player, goal=None):
-        rt = self.engine.runtime(state)
-        opened = rt.reading()
-        env = {"player": player, "goal": goal}
-        rt.env = env
+    def _run(self, field: str, fn, rt, player, goal=None):
+        env = rt.env = {"player": player, "goal": goal}
         try:
             return fn(rt, env)
         except Exception as e:      # a pack's formula failed: say which, never a traceback
-            fv = self.decl.fields.get(field)
-            raise RulespecError(Diagnostic(
-                "RS301", f"plan '{self.decl.id}' {field} failed for {player}: {type(e).__name__}: {e}",
-                fv.span if fv is not None else self.decl.span,
-                "guard the formula (if ... then ... else) so that it gives a value in every position")) from None
+            raise formula_failed(self.decl, field, f"plan '{self.decl.id}' {field}", player, e) from None
+
+    def _reading(self, state, read):
+        """read(rt) in one read-only window of a runtime of `state` (what players own, what
+        they can pay, worked out once for every formula read there)."""
+        rt = self.engine.runtime(state)
+        opened = rt.reading()
+        try:
+            return read(rt)
         finally:
             rt.done_reading(opened)
 
+    def _goals_in(self, rt, player) -> list:
+        return list(self._run("goals", self._goals, rt, player) or [])
+
+    def progress_in(self, rt, player, goal) -> float:
+        return float(self._run("progress", self._progress, rt, player, goal) or 0)
+
     def goals(self, state, player) -> list:
-        return list(self._run("goals", self._goals, state, player) or [])
+        return self._reading(state, lambda rt: self._goals_in(rt, player))
 
     def progress(self, state, player, goal) -> float:
-        return float(self._run("progress", self._progress, state, player, goal) or 0)
+        return self._reading(state, lambda rt: self.progress_in(rt, player, goal))
 
     def choose_goal(self, state, player, held=None):
         """`held` while it is still a goal; else the best goal by `pick` (the first of equals),
         or None when there is none."""
-        goals = self.goals(state, player)
+        return self._reading(state, lambda rt: self._choose_in(rt, player, held))
+
+    def _choose_in(self, rt, player, held):
+        goals = self._goals_in(rt, player)
         if held is not None and held in goals:
             return held
         best, best_val = None, None
         for g in goals:
-            v = float(self._run("pick", self._pick, state, player, g) or 0)
+            v = float(self._run("pick", self._pick, rt, player, g) or 0)
             if best_val is None or v > best_val + 1e-9:
                 best, best_val = g, v
         return best
@@ -90,13 +85,15 @@ class Plan:
 class PlannedEvaluation:
     """An evaluation whose value for `player` adds the plan's progress towards `goal` (the
     others' values are the evaluation's): what the searching bot maximises while it holds a
-    goal. Offers `values(state)` like Evaluation, so the search uses it unchanged."""
+    goal. Offers `values(state)` like Evaluation, so the search uses it unchanged; the progress
+    is read in the evaluation's own read-only window."""
 
     def __init__(self, evaluation, plan: Plan, player, goal):
         self.evaluation, self.plan, self.player, self.goal = evaluation, plan, player, goal
 
     def values(self, state) -> dict:
-        vals = self.evaluation.values(state)
+        return self.evaluation.values(state, self._add_progress)
+
+    def _add_progress(self, rt, vals: dict):
         if self.goal is not None and self.player in vals:
-            vals[self.player] += self.plan.progress(state, self.player, self.goal)
-        return vals
+            vals[self.player] += self.plan.progress_in(rt, self.player, self.goal)
