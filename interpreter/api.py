@@ -61,10 +61,8 @@ class Engine:
         self.constraint_checker = ConstraintChecker(self.rs.constraints)
         self._boards = {}
         self.verify_moves = verify_moves
-        # the moves tried by the last legal_moves: (its running rules as marshal bytes, {move:
-        # (the state after it, its events, what it wrote)}, the state, its pending decision,
-        # [the state as marshal bytes, made at the first try that needs a full copy]), for
-        # apply to adopt instead of running the move again
+        # the moves tried by the last legal_moves (_Tried), for apply to adopt the state a move
+        # led to instead of running the move again
         self._tried = None
         self._new_writes = Writes       # what apply notes a move's writes in (_try: NoWrites)
         # (state, its pending decision) that legal_moves checked last: apply of a move on that
@@ -235,10 +233,10 @@ class Engine:
         if taps and COPY_ONLY_TO_TRY and all(m.startswith("tap ") for m in cands):
             self._tried = None
             return cands            # nothing to try: no copy of the state
-        tried = self._tried = (marshal.dumps(state["vm"]), {}, state, pending, [])
+        tried = self._tried = _Tried(state, pending)
         return [m for m in cands if (taps and m.startswith("tap ")) or self._try(tried, m)]
 
-    def _try(self, tried: tuple, move) -> bool:
+    def _try(self, tried: "_Tried", move) -> bool:
         """Whether the move runs to the next decision without a rule refusing it, on a copy of
         the state. Constraints are invariants the rules must keep: they are checked when a move
         is applied (a move that breaks one is refused there and reported by playouts as
@@ -249,25 +247,23 @@ class Engine:
         (a procedure offered mid-payment that opens with a question) write nothing else. The
         first write raises constraints.Shared before it is made (NoWrites), and the move is
         tried again on a full copy (marshal)."""
-        state = tried[2]
+        state = tried.state
         before = _copy(state) if constraints.VERIFY_WRITES else None       # (equal, not the same bytes:
         # marshal's bytes depend on how many references an object has)
-        st = dict(state)
-        st["vm"] = marshal.loads(tried[0])
-        try:
-            if not SHALLOW_TRIES:
-                raise Shared("off")
-            ok = self._try_on(tried, st, move, NoWrites)
-        except Shared:
-            if not tried[4]:
-                tried[4].append(marshal.dumps(state))
-            ok = self._try_on(tried, marshal.loads(tried[4][0]), move, Writes)
+        ok = None
+        if SHALLOW_TRIES:
+            try:
+                ok = self._try_on(tried, tried.shallow(), move, NoWrites)
+            except Shared:
+                pass
+        if ok is None:
+            ok = self._try_on(tried, tried.full(), move, Writes)
         if before is not None and state != before:
             raise AssertionError(f"trying '{move}' changed the state it was tried on: a write made before "
                                  "it was noted (constraints.NoWrites)")
         return ok
 
-    def _try_on(self, tried: tuple, st: dict, move, writes) -> bool:
+    def _try_on(self, tried: "_Tried", st: dict, move, writes) -> bool:
         events, wrote = [], []
         self._checked = (st, st["vm"]["pending"])       # a copy of the state legal_moves checked
         self._new_writes = writes
@@ -278,7 +274,7 @@ class Engine:
         finally:
             self._new_writes = Writes
         if self._tried is tried:
-            tried[1][move] = (st, events, wrote[0])
+            tried.after[move] = (st, events, wrote[0])
         return True
 
     def _adopt(self, state, move):
@@ -286,13 +282,13 @@ class Engine:
         very state (the same bytes): `state` takes that state's content instead of running the
         move again (the rules are deterministic given the state). Else None."""
         tried, self._tried = self._tried, None
-        if tried is None or move not in tried[1]:
+        if tried is None or move not in tried.after:
             return None
         # the very state legal_moves tried, still at that decision (as for check_state: an
         # in-place caller does not change it between the two calls)
-        if not _at(state, tried[2:4]):
+        if not _at(state, (tried.state, tried.pending)):
             return None
-        after, events, wrote = tried[1][move]
+        after, events, wrote = tried.after[move]
         state.clear()
         state.update(after)
         rt = self.runtime(state)
@@ -445,6 +441,29 @@ def _check_arguments(players, seed, options):
     if problems:
         raise RulespecError(Diagnostic("RS404", "; ".join(problems), Span("<new_game>"),
                                        "new_game(players, seed, options): e.g. new_game(4, 7)"))
+
+
+class _Tried:
+    """The moves legal_moves tried on one state, at one decision: what each led to (`after`:
+    move -> (the state after it, its events, what it wrote)), and the copies tried on."""
+
+    __slots__ = ("state", "pending", "after", "_vm", "_full")
+
+    def __init__(self, state, pending):
+        self.state, self.pending, self.after = state, pending, {}
+        self._vm = marshal.dumps(state["vm"])
+        self._full = None           # the state as marshal bytes, made at the first full copy
+
+    def shallow(self) -> dict:
+        """A copy sharing every value with the state but its running rules (`vm`)."""
+        st = dict(self.state)
+        st["vm"] = marshal.loads(self._vm)
+        return st
+
+    def full(self) -> dict:
+        if self._full is None:
+            self._full = marshal.dumps(self.state)
+        return marshal.loads(self._full)
 
 
 def _at(state, seen) -> bool:

@@ -137,14 +137,14 @@ class _LazyWatched(_Watched):
 
 
 def _lazy(d: dict, log: ReadLog, role, skip=()) -> _LazyWatched:
-    w = _LazyWatched(d)
-    w.log, w.role = log, role
+    w = _watched(d, log, role, _LazyWatched)
     w.pending = set(d) - set(skip)
     return w
 
 
-def _watched(d: dict, log: ReadLog, role) -> _Watched:
-    w = _Watched(d)
+def _watched(d: dict, log: ReadLog, role, kind: type = _Watched) -> _Watched:
+    """A copy of `d` of that kind of _Watched, noting its reads in `log` as `role`."""
+    w = kind(d)
     w.log, w.role = log, role
     return w
 
@@ -183,8 +183,8 @@ class _Keyed(_Watched):
 
 
 def _keyed(d: dict, log: ReadLog, rec_role, field) -> _Keyed:
-    w = _Keyed(d)
-    w.log, w.role, w.whole = log, rec_role + (field,), (rec_role, field)
+    w = _watched(d, log, rec_role + (field,), _Keyed)
+    w.whole = (rec_role, field)
     return w
 
 
@@ -195,19 +195,13 @@ def _watched_records(v, log: ReadLog, role):
     only formulas that read "exhausted". The container itself is not watched: taking it from
     its parent notes its key, which then stands for its shape (its length, its keys).
     Anything else is returned as it is."""
-    watch = _watched_record if role[0] is None else _watched
+    kind = _WatchedRecord if role[0] is None else _Watched     # the state's own records: counts by key
     if type(v) is list:
         if v and type(v[0]) is dict:
-            return [watch(x, log, role) for x in v]
+            return [_watched(x, log, role, kind) for x in v]
     elif type(v) is dict and v and all(type(x) is dict for x in v.values()):
-        return {k: watch(x, log, role) for k, x in v.items()}
+        return {k: _watched(x, log, role, kind) for k, x in v.items()}
     return v
-
-
-def _watched_record(d: dict, log: ReadLog, role) -> _WatchedRecord:
-    w = _WatchedRecord(d)
-    w.log, w.role = log, role
-    return w
 
 
 def _watched_state(st: dict, log: ReadLog) -> _Watched:

@@ -137,7 +137,7 @@ def test_adopted_state_is_the_state_of_a_fresh_apply(pack):
             break
         move = legal[len(legal) // 2]
         fresh = eng.apply(state, move)                  # a copy, run from scratch
-        tried = eng._tried is not None and move in eng._tried[1]
+        tried = eng._tried is not None and move in eng._tried.after
         state = eng.apply(state, move, transactional=False)
         assert state == fresh
         adopted += tried
