@@ -11,6 +11,7 @@ Nothing here walks parse trees at play time.
 from __future__ import annotations
 
 import itertools
+import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -42,6 +43,14 @@ SPANNED_FUNCTIONS = {"range", "reductions"}
 # at most this deep
 INLINE_NODES = 40
 INLINE_DEPTH = 3
+# expressions that nest nothing: never a chunk of their own (a chunk would cost a call, and in
+# an inlined formula a dict of its variables, to read one name)
+_LEAVES = (A.Name, A.Num, A.Str, A.Bool, A.NoneLit)
+# the generated code's own Python locals (a loop's element, a bound temporary)
+_PLAIN_LOCAL = re.compile(r"_it|_t[0-9]+")
+# the elements of a `for`, `choose` or `random` that pass its `where`: one generated comprehension
+# (Compiler._loop_items); off: vm._passing tests the condition element by element
+FILTERED_LOOPS = True
 # a plain field read takes the record straight from the state's store (rt.rec only for an id
 # the store lacks); off: every read calls rt.rec (tests/test_speedups.py)
 DIRECT_RECORDS = True
@@ -238,7 +247,7 @@ class Compiler:
         m = getattr(self, "c_" + type(e).__name__, None)
         if m is None:
             self.fail(f"cannot compile {type(e).__name__}", e.span)
-        if self._depth >= CHUNK_DEPTH:
+        if self._depth >= CHUNK_DEPTH and not isinstance(e, _LEAVES):
             return self._chunk(e, scope, env)
         self._depth += 1
         try:
@@ -261,6 +270,14 @@ class Compiler:
         name = self._const(None)
         self._exec(f"def {name}(rt, env):\n    return {src}\n", "expression")
         return f"{name}(rt, {call_env})", t
+
+    def _bound(self, src: str) -> tuple:
+        """(a Python name for the value of `src`, the source that evaluates and binds it): a
+        Python local of the generated code is its own name, anything else a new temporary."""
+        if _PLAIN_LOCAL.fullmatch(src):
+            return src, src
+        t = self._tmp()
+        return t, f"({t} := {src})"
 
     def _literal(self, v) -> str:
         return repr(v) if type(v) in (int, str) else self._const(v)
@@ -301,7 +318,12 @@ class Compiler:
         if pk is not None and not (n in self.bare and self.names.get(n) == "formula"):
             # the plural of a kind with stored records: its instances (`alliances`, `cities`,
             # `sides`), instances(KIND) read straight from the store
-            return f"list(rt.state[{pk.store!r}])", "set:" + CHECKER_TYPE.get(pk.name, pk.name)
+            ctype = CHECKER_TYPE.get(pk.name, pk.name)
+            want, self._want_records = self._want_records, None
+            if want is not None:        # a comprehension's iterable: its records too, in order
+                self._records_of = ctype
+                return f"list((({want} := (_st := rt.state[{pk.store!r}]).values()), _st)[1])", "set:" + ctype
+            return f"list(rt.state[{pk.store!r}])", "set:" + ctype
         if n in self.bare and self.names.get(n) == "formula":
             return f"rt.named({n!r}, {env})", self.bare[n]
         if n in self.names:
@@ -330,12 +352,12 @@ class Compiler:
         # neither: its generated code then needs no dict of its variables for these calls)
         env = self._pyvars.get(None, env)
         if base in ATTRIBUTES and name in ATTRIBUTES[base]:
-            o = self._tmp()
-            return f"(None if ({o} := {obj}) is None else rt.a_{base}_{name}({o}))", ATTRIBUTES[base][name][0]
+            o, bind = self._bound(obj)
+            return f"(None if {bind} is None else rt.a_{base}_{name}({o}))", ATTRIBUTES[base][name][0]
         slot = self.slots(base, name)
         if slot is not None:
             # a field the pack declares: read from the record (rt.rec: Abort on a bad id)
-            o = self._tmp()
+            o, bind = self._bound(obj)
             if slot.on_map:         # printed on the map (`@map`): the instance's map.yaml entry
                 read = f"rt.board.field({o}, {slot.on_map!r}, {self._literal(slot.default)})"
             elif slot.on_board:     # printed on the side's board (`@printed`): Ruleset.printed
@@ -347,8 +369,11 @@ class Compiler:
                 # or a value that is not an id. (`is None`, not `or`: the truth of a record
                 # would read all its fields, for the constraint checker's notes)
                 r = self._tmp()
-                read = (f"({r} if ({r} := (rt.state[{slot.store!r}].get({o}) if {o}.__class__ is str else None)) "
-                        f"is not None else rt.rec({slot.store!r}, {o}))[{slot.key!r}]")
+                rec = (f"({r} if ({r} := (rt.state[{slot.store!r}].get({o}) if {o}.__class__ is str else None)) "
+                       f"is not None else rt.rec({slot.store!r}, {o}))")
+                if self._is_loop_record(e, base):     # `c.troops` for c in cities
+                    rec = f"(_rec_it if _rec_it is not None else {rec})"
+                read = f"{rec}[{slot.key!r}]"
                 if slot.shape == "list":
                     read = f"list({read})"          # a copy: the record's list is the state's
             elif slot.of_record and not slot.home and not slot.sparse and slot.shape not in ("list", "records", "index"):
@@ -380,11 +405,11 @@ class Compiler:
                     read = f"_listed({rec}.get({slot.key!r}, {self._literal(slot.default)}))"
             else:
                 read = f"_field(rt, {self._const(slot)}, {o})"
-            return f"(None if ({o} := {obj}) is None else {read})", slot.checker_type
+            return f"(None if {bind} is None else {read})", slot.checker_type
         if base == "space" and name in SPACE.fields:
             # a field of a track's `space` block (space(t, n).points): its declared value
-            o = self._tmp()
-            return f"(None if ({o} := {obj}) is None else rt.space_field({o}, {name!r}, {env}))", \
+            o, bind = self._bound(obj)
+            return f"(None if {bind} is None else rt.space_field({o}, {name!r}, {env}))", \
                 catalogue_type(SPACE.fields[name].type)
         ct = self.catalogue.get((base, name))
         if ct is not None:
@@ -392,28 +417,28 @@ class Compiler:
             # declaration gives, read straight from the catalogue
             # (a plain value of the catalogue entry, remembered per ruleset, when no thing has
             # variables of its own: Runtime.catalogue_field's first answer, without the call)
-            o, v = self._tmp(), self._tmp()
-            return (f"(None if ({o} := {obj}) is None else {v} if ({o}.__class__ is str and not rt.state.get('vars') "
+            (o, bind), v = self._bound(obj), self._tmp()
+            return (f"(None if {bind} is None else {v} if ({o}.__class__ is str and not rt.state.get('vars') "
                     f"and ({v} := rt.rs.static_attrs.get(({o}, {name!r}), _UNSET)) is not _UNSET) "
                     f"else rt.catalogue_field({o}, {name!r}, {env}))"), ct
         if name == "id" and (base, "id") in self.catalogue_ids:
-            o = self._tmp()         # the catalogue id of a thing: 'merchant' for the copy 'merchant#2'
-            return f"(None if ({o} := {obj}) is None else _type_of({o}))", "str"
+            o, bind = self._bound(obj)         # the catalogue id of a thing: 'merchant' for the copy 'merchant#2'
+            return f"(None if {bind} is None else _type_of({o}))", "str"
         if self.world is not None and self.world.entry_field(base, name) is not None:
             # an entry field: kept where the thing is now (interpreter/verbs.py)
-            o = self._tmp()
-            return f"(None if ({o} := {obj}) is None else _entry(rt, {o}, {name!r}))", \
+            o, bind = self._bound(obj)
+            return f"(None if {bind} is None else _entry(rt, {o}, {name!r}))", \
                 self.world.entry_field(base, name).type.checker()
         zone = self.world.zone_on(base, name) if self.world is not None else None
         if zone is not None:
             # a zone each of them owns (player.tiles): the things it holds, in order
-            o = self._tmp()
-            return f"(None if ({o} := {obj}) is None else rt.zone_things({self._const(world_store.zone_read(zone))}, {o}))", \
+            o, bind = self._bound(obj)
+            return f"(None if {bind} is None else rt.zone_things({self._const(world_store.zone_read(zone))}, {o}))", \
                 zone_type(zone)
         if (base, name) in self.methods:
             # a method formula: `x.name` is name(x), memoised while nothing can change
-            o = self._tmp()
-            return f"(None if ({o} := {obj}) is None else rt.method({name!r}, {o}, {env}))", self.methods[(base, name)]
+            o, bind = self._bound(obj)
+            return f"(None if {bind} is None else rt.method({name!r}, {o}, {env}))", self.methods[(base, name)]
         rec = self.records.get(base)
         if rec is not None and name in rec.fields:      # a field of a record value (game.fight.terms)
             return f"rt.attr({obj}, {rec.fields[name].key!r}, {env})", rec.fields[name].type.checker()
@@ -510,8 +535,12 @@ class Compiler:
                 return None
         from rulespec.checker import param_types
         scope = param_types(d.params)
-        tmps = [self._tmp() for _ in d.params]
-        local = "{" + ", ".join([f"'player': {env}.get('player')", f"'action': {env}.get('action')"]
+        # a parameter given a Python local (the loop's `_it`, an inlined formula's own) reads that
+        # local itself: no binding, and a loop's element keeps its record (_is_loop_record)
+        bound = [self._bound(v) for v in values]
+        tmps = [t for t, _ in bound]
+        penv = self._pyvars.get(None, env)     # what `player` and `action` are read from (c_Attr)
+        local = "{" + ", ".join([f"'player': {penv}.get('player')", f"'action': {penv}.get('action')"]
                                 + [f"{p.name!r}: {t}" for p, t in zip(d.params, tmps)]) + "}"
         saved = self._pyvars, self._inline_env, self._inlining
         try:
@@ -521,10 +550,10 @@ class Compiler:
             src, _ = self._src(body, scope, env)
         finally:
             self._pyvars, self._inline_env, self._inlining = saved
-        if not tmps:
+        binds = [b for t, b in bound if b != t]
+        if not binds:
             return f"({src})", "any"
-        binds = ", ".join(f"({t} := {v})" for t, v in zip(tmps, values))
-        return f"({binds}, {src})[{len(tmps)}]", "any"
+        return f"({', '.join(binds)}, {src})[{len(binds)}]", "any"
 
     def _find(self, e, scope, env):
         """find(KIND, FIELD, v): KIND and FIELD are names of the world, resolved here."""
@@ -627,17 +656,24 @@ class Compiler:
         """The record whose field `e` reads (o: the Python name of its ref): the loop's own
         record in a comprehension over a list of records of that type (`s.card` for s in
         p.court), else the record found by its ref (world_store._ref_record)."""
-        lr = self._loop_records
-        if lr is not None and isinstance(e.obj, A.Name) and e.obj.id == lr[0] and lr[1] == slot.kind \
-                and self._pyvars.get(lr[0]) == "_it":
+        if self._is_loop_record(e, slot.kind):
             return f"(_rec_it if _rec_it is not None else _ref_record(rt, {o}, {slot.kind!r}))"
         return f"_ref_record(rt, {o}, {slot.kind!r})"
+
+    def _is_loop_record(self, e, kind: str) -> bool:
+        """Whether `e` (a field read) reads a field of the element of the comprehension being
+        compiled, whose record is at hand (`_rec_it`): its object is a name the Python code
+        reads as the loop's own `_it` (the loop variable, or a parameter of a formula inlined
+        with it), in a loop over records of that kind."""
+        lr = self._loop_records
+        return lr is not None and lr[1] == kind and isinstance(e.obj, A.Name) \
+            and self._pyvars.get(e.obj.id) == "_it"
 
     def c_Comprehension(self, e, scope, env):
         saved, saved_inline, saved_loop = self._pyvars, self._inline_env, self._loop_records
         try:
             self._pyvars, self._inline_env, self._loop_records = {}, None, None
-            self._want_records = "_recs" if RECORDS_IN_LOOPS and isinstance(e.iter, A.Attr) else None
+            self._want_records = "_recs" if RECORDS_IN_LOOPS and isinstance(e.iter, (A.Attr, A.Name)) else None
             self._records_of = None
             it, itype = self._src(e.iter, scope, "env")     # in the generated function's terms
             self._want_records = None
@@ -654,7 +690,10 @@ class Compiler:
                 self._pyvars[None] = "env"
             elem, etype = self._src(e.elem, inner, "local")
             cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
-            over_records = self._loop_records is not None
+            over_records = self._loop_records is not None and ("_rec_it" in elem or "_rec_it" in cond)
+            if self._loop_records is not None and not over_records:     # records read, not used
+                self._pyvars = {}
+                it, _ = self._src(e.iter, scope, "env")
         finally:
             self._pyvars, self._inline_env, self._loop_records = saved, saved_inline, saved_loop
             self._want_records = None
@@ -686,6 +725,22 @@ class Compiler:
                     f"    return [{elem} for {loop}" + ("" if cond == "True" else f" if {cond}") + "]\n")
         self._exec(code, "comprehension")
         return f"{name}(rt, {saved_inline or env})", "set:" + etype
+
+    def _loop_items(self, s, scope: dict) -> tuple:
+        """(items, where, the body's scope) of a `for`, `choose` or `random` over `s.iter`
+        `where` a condition: the elements that pass are worked out by one generated
+        comprehension (`[x for x in S where c]`, vm._passing then has no condition to test), so
+        the condition reads the loop's element as a Python local, and its record when S is a
+        list of records (c_Comprehension), instead of a dict of the variables per element."""
+        it, itype = self.expr(s.iter, scope)
+        inner = dict(scope)
+        inner[s.var] = itype[4:] if itype.startswith("set:") else "any"
+        if s.where is None:
+            return it, None, inner
+        if not FILTERED_LOOPS:
+            return it, self.fn(s.where, inner), inner
+        passing = A.Comprehension(A.Name(s.var, span=s.span), s.var, s.iter, s.where, span=s.span)
+        return self.fn(passing, scope), None, inner
 
     def zone(self, e, scope) -> tuple:
         """A `shuffle` path -> (root, keys): root is the name of a store of the state
@@ -821,10 +876,7 @@ class Compiler:
             else_ = self.block(s.else_, scope) if s.else_ else None
             return (IF, sp, branches, else_)
         if t in (A.Choose, A.For):
-            it, itype = self.expr(s.iter, scope)
-            inner = dict(scope)
-            inner[s.var] = itype[4:] if itype.startswith("set:") else "any"
-            where = self.fn(s.where, inner) if s.where is not None else None
+            it, where, inner = self._loop_items(s, scope)
             body = self.block(s.body, inner)
             if t is A.For:
                 return (FOR, sp, s.var, it, where, body)
@@ -858,10 +910,7 @@ class Compiler:
             scope[s.as_name] = "any"
             return (ROLL, sp, s.die, s.as_name)
         if t is A.RandomPick:
-            it, itype = self.expr(s.iter, scope)
-            inner = dict(scope)
-            inner[s.var] = itype[4:] if itype.startswith("set:") else "any"
-            where = self.fn(s.where, inner) if s.where is not None else None
+            it, where, inner = self._loop_items(s, scope)
             return (RANDOM, sp, s.var, it, where, self.block(s.body, inner))
         if t is A.Shuffle:
             return (SHUFFLE, sp) + self.zone(s.zone, scope)

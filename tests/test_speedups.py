@@ -32,6 +32,7 @@ from interpreter import api, compiler, playout_policy, vm, world_store
 from interpreter.bots import RandomBot, play_game
 from interpreter.runtime import Runtime
 from rulespec.pack import load_pack
+from rulespec.parser import parse_expr
 
 SEEDS = (0, 3)
 MOVES = 500         # into the first Winter (payments, reorganising, purchases: the tried moves)
@@ -82,6 +83,7 @@ _no_direct_records = _set(compiler, "DIRECT_RECORDS", False)
 _copy_for_every_payment = _set(api, "COPY_ONLY_TO_TRY", False)
 _full_copy_tries = _set(api, "SHALLOW_TRIES", False)
 _no_records_in_loops = _set(compiler, "RECORDS_IN_LOOPS", False)
+_no_filtered_loops = _set(compiler, "FILTERED_LOOPS", False)
 
 
 class _Forgetful(dict):
@@ -93,10 +95,11 @@ class _Forgetful(dict):
 
 @pytest.mark.parametrize("without", [_no_inlining, _no_shared_window, _no_adopting, _no_field_cache,
                                      _no_ref_cache, _no_parsed_choices, _no_direct_records,
-                                     _copy_for_every_payment, _full_copy_tries, _no_records_in_loops],
+                                     _copy_for_every_payment, _full_copy_tries, _no_records_in_loops,
+                                     _no_filtered_loops],
                          ids=["inlining", "shared-window", "adopting", "field-cache", "ref-cache",
                               "parsed-choices", "direct-records", "copy-only-to-try", "shallow-tries",
-                              "records-in-loops"])
+                              "records-in-loops", "filtered-loops"])
 def test_the_same_games_without_each_shortcut(monkeypatch, pack, reference, without):
     eng = without(monkeypatch, pack)
     for seed in SEEDS:
@@ -220,3 +223,54 @@ def test_loops_over_records_read_the_records_they_hold(monkeypatch, pack):
     monkeypatch.setattr(compiler, "RECORDS_IN_LOOPS", False)
     play_game(Engine(pack), 4, 0, "random", max_moves=MOVES)
     assert held * 3 < len(calls), (held, len(calls))
+
+
+
+class _CountingStore(dict):
+    """A store of the state that counts the records looked up by id."""
+
+    looked_up = 0
+
+    def get(self, k, default=None):
+        _CountingStore.looked_up += 1
+        return dict.get(self, k, default)
+
+
+def test_loops_over_a_store_read_its_records_in_place(monkeypatch, pack):
+    """A comprehension over the instances of a stored kind (`for c in cities`) reads each
+    element's record as it iterates: no lookup of the record by its id per field read.
+    Without the shortcut the same value comes, with a lookup per City and field."""
+    expr = parse_expr("sum([c.troops[p] + c.besiegers[p] for c in cities])")
+
+    def lookups():
+        eng = Engine(pack)
+        fn, _ = eng.rs.comp.expr(expr, {"p": "player"})
+        rt = eng.runtime(eng.new_game(4, 0))
+        rt.state["cities"] = _CountingStore(rt.state["cities"])
+        side = next(iter(rt.state["p"]))
+        first = next(iter(rt.state["cities"].values()))
+        first["troops"][side] = first["troops"].get(side, 0) + 2
+        _CountingStore.looked_up = 0
+        return fn(rt, {"p": side}), _CountingStore.looked_up, len(rt.state["cities"])
+
+    value, held, _ = lookups()
+    monkeypatch.setattr(compiler, "RECORDS_IN_LOOPS", False)
+    same, looked_up, cities = lookups()
+    assert value == same and value >= 2
+    assert held == 0 and looked_up >= 2 * cities
+
+
+def _loop_conditions(pack) -> int:
+    """How many `for`, `choose` and `random` instructions of the compiled rules test a `where`
+    element by element (vm._passing)."""
+    blocks = Engine(pack).rs.program.blocks
+    return sum(1 for b in blocks for ins in b
+               if ins[0] in (compiler.FOR, compiler.CHOOSE, compiler.RANDOM) and ins[4] is not None)
+
+
+def test_loop_conditions_are_worked_out_by_one_comprehension(monkeypatch, pack):
+    """With FILTERED_LOOPS no loop instruction tests its `where` itself (one generated
+    comprehension gives the elements that pass); without it, the base pack's do."""
+    assert _loop_conditions(pack) == 0
+    monkeypatch.setattr(compiler, "FILTERED_LOOPS", False)
+    assert _loop_conditions(pack) > 10
