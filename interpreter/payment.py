@@ -77,7 +77,7 @@ def _feasible(alt, pool, treasury, sources, money) -> bool:
     need = {s: n for s, n in need.items() if n > 0}
     if not need:
         return True
-    useful = [sym for _, sym in sources if any(s in need for s in sym)]
+    useful = [sym for _, sym in sources if not need.keys().isdisjoint(sym)]     # gives a symbol needed
     # quick bound: everything usable at once
     for s, n in need.items():
         if sum(sym.get(s, 0) for sym in useful) < n:
