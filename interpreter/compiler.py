@@ -355,6 +355,15 @@ class Compiler:
             o, bind = self._bound(obj)
             return f"(None if {bind} is None else rt.a_{base}_{name}({o}))", ATTRIBUTES[base][name][0]
         slot = self.slots(base, name)
+        if slot is not None and self._is_loop_record(e, slot.kind if slot.of_record else base):
+            # `c.troops` for c in cities, `s.card` for s in p.court: a field of the loop's own
+            # record, at hand (an element of a loop over records is never none)
+            if slot.direct and not slot.of_record and slot.shape != "list" \
+                    or slot.of_record and not slot.home and not slot.sparse \
+                    and slot.shape not in ("list", "records", "index"):
+                return f"_rec_it[{slot.key!r}]", slot.checker_type
+            if slot.of_record and slot.sparse and not slot.home and slot.shape == "scalar":
+                return f"_rec_it.get({slot.key!r}, {self._literal(slot.default)})", slot.checker_type
         if slot is not None:
             # a field the pack declares: read from the record (rt.rec: Abort on a bad id)
             o, bind = self._bound(obj)
@@ -371,8 +380,6 @@ class Compiler:
                 r = self._tmp()
                 rec = (f"({r} if ({r} := (rt.state[{slot.store!r}].get({o}) if {o}.__class__ is str else None)) "
                        f"is not None else rt.rec({slot.store!r}, {o}))")
-                if self._is_loop_record(e, base):     # `c.troops` for c in cities
-                    rec = f"(_rec_it if _rec_it is not None else {rec})"
                 read = f"{rec}[{slot.key!r}]"
                 if slot.shape == "list":
                     read = f"list({read})"          # a copy: the record's list is the state's
@@ -653,11 +660,8 @@ class Compiler:
         return f"[{', '.join(i[0] for i in items)}]", "set:" + (types.pop() if len(types) == 1 else "any")
 
     def _record_of(self, e, slot, o: str) -> str:
-        """The record whose field `e` reads (o: the Python name of its ref): the loop's own
-        record in a comprehension over a list of records of that type (`s.card` for s in
-        p.court), else the record found by its ref (world_store._ref_record)."""
-        if self._is_loop_record(e, slot.kind):
-            return f"(_rec_it if _rec_it is not None else _ref_record(rt, {o}, {slot.kind!r}))"
+        """The record whose field `e` reads (o: the Python name of its ref), found by its ref
+        (world_store._ref_record; the loop's own record: c_Attr)."""
         return f"_ref_record(rt, {o}, {slot.kind!r})"
 
     def _is_loop_record(self, e, kind: str) -> bool:
