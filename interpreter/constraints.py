@@ -567,6 +567,7 @@ class ConstraintChecker:
         self.read_by_any = _Reads()     # `own` holds every player key any constraint read
         self.snapshot = _Snapshot()
         self.learnt = not self.constraints      # every constraint evaluated at least once
+        self._by_key = None         # _by_key(): which constraints read which keys (None: to build)
         # (state, its pending decision): the last state that passed, when its caller changes it
         # only by moves applied in place (api.apply): the snapshot's very state
         self.passed = None
@@ -597,7 +598,10 @@ class ConstraintChecker:
                 self.passed = (st, st["vm"]["pending"]) if keep else None
                 return          # nothing any constraint ever read differs (most moves)
         todo = []
+        hit = self._hit(changes) if changes is not None else None
         for c in self.constraints:
+            if hit is not None and c["id"] not in hit:
+                continue            # read none of the keys that changed (targets would say ())
             scope = c["scope"]      # player: the seated sides; side: every side (factions too)
             players = st["players"] if scope == "player" else list(st["p"]) if scope == "side" else (None,)
             targets = players if changes is None else self.reads[c["id"]].targets(players, changes)
@@ -608,6 +612,30 @@ class ConstraintChecker:
         self.snapshot.update(st, self.read_by_any, changes)
         self.learnt = True
         self.passed = (st, st["vm"]["pending"]) if keep else None
+
+    def _hit(self, changes: "_Changes") -> set:
+        """The ids of the constraints that read a key among `changes` (or every key of
+        something): the others need no `targets` at all, and most moves concern a few."""
+        if self._by_key is None:
+            always, top, side = set(), {}, {}
+            for c in self.constraints:
+                r, i = self.reads[c["id"]], c["id"]
+                if _ANY in r.top or _ANY in r.own or _ANY in r.other:
+                    always.add(i)
+                for k in r.top:
+                    top.setdefault(k, set()).add(i)
+                for k in r.own | r.other:
+                    side.setdefault(k, set()).add(i)
+            self._by_key = always, top, side
+        always, top, side = self._by_key
+        hit = set(always)
+        for k in changes.top:
+            if k in top:
+                hit |= top[k]
+        for k in changes.any_player:
+            if k in side:
+                hit |= side[k]
+        return hit
 
     def _evaluate(self, rt, todo):
         st = rt.state
@@ -630,7 +658,10 @@ class ConstraintChecker:
                         fv = c["decl"].fields.get("check")
                         raise RuleFault.from_python(e, fv.span if fv is not None else c["decl"].span,
                                                     f"constraint '{c['id']}'") from e
+                    known = len(reads.top) + len(reads.own) + len(reads.other)
                     reads.learn(log.cur, p, self.read_by_any)
+                    if len(reads.top) + len(reads.own) + len(reads.other) != known:
+                        self._by_key = None     # it read a key it had not: _hit's index anew
                     if not ok:
                         msg = c["message"] if isinstance(c["message"], str) else c["message"](rt, env)
                         raise vm.Abort(msg + (f" ({p})" if p is not None else ""), c["decl"].span)

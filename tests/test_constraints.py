@@ -252,3 +252,31 @@ def test_owned_looks_only_where_a_thing_of_the_kind_can_be():
     assert len(seen) > 500
     own = engine.constraint_checker.reads["one_guild"].own
     assert "tiles" in own and not {"court", "rooms", "unplaced"} & {k.split(".")[0] for k in own}
+
+
+def test_the_constraints_hit_by_a_change_are_those_it_concerns(engine, monkeypatch):
+    """ConstraintChecker._hit (its index of who read which key) gives exactly the constraints
+    whose `targets` are not empty, at every check of a game: none is skipped that a change
+    concerns (the verdict would go stale), and the others cost no `targets` at all."""
+    checker = ConstraintChecker(engine.rs.constraints)
+    hit = checker._hit
+    compared = []
+
+    def exact(changes):
+        got = hit(changes)
+        for c in checker.constraints:
+            players = sides if c["scope"] != "game" else (None,)
+            concerned = bool(checker.reads[c["id"]].targets(players, changes))
+            assert (c["id"] in got) == concerned, (c["id"], changes.top, changes.by_player)
+        compared.append(len(got))
+        return got
+
+    monkeypatch.setattr(checker, "_hit", exact)
+    rng = random.Random(3)
+    state = engine.new_game(4, 3)
+    sides = list(state["p"])
+    for _ in range(300):
+        after = engine.apply(state, rng.choice(engine.legal_moves(state)), check=False)
+        if _verdict(checker, engine, after) is None:
+            state = after
+    assert len(compared) > 50 and min(compared) < len(checker.constraints)
