@@ -478,7 +478,11 @@ def _at(state, seen) -> bool:
 
 def _paying(state) -> bool:
     """A payment is in progress somewhere in the rules being run."""
-    return any(isinstance(f.get("k"), dict) and "need" in f["k"] for f in state["vm"]["frames"])
+    for f in state["vm"]["frames"]:
+        k = f.get("k")
+        if k.__class__ is dict and "need" in k:
+            return True
+    return False
 
 
 def _copy(state):
