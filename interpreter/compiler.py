@@ -355,7 +355,8 @@ class Compiler:
             o, bind = self._bound(obj)
             return f"(None if {bind} is None else rt.a_{base}_{name}({o}))", ATTRIBUTES[base][name][0]
         slot = self.slots(base, name)
-        if slot is not None and self._is_loop_record(e, slot.kind if slot.of_record else base):
+        if slot is not None and not slot.on_map and not slot.on_board \
+                and self._is_loop_record(e, slot.kind if slot.of_record else base):
             # `c.troops` for c in cities, `s.card` for s in p.court: a field of the loop's own
             # record, at hand (an element of a loop over records is never none)
             if slot.direct and not slot.of_record and slot.shape != "list" \

@@ -274,3 +274,24 @@ def test_loop_conditions_are_worked_out_by_one_comprehension(monkeypatch, pack):
     assert _loop_conditions(pack) == 0
     monkeypatch.setattr(compiler, "FILTERED_LOOPS", False)
     assert _loop_conditions(pack) > 10
+
+
+@pytest.mark.parametrize("kind, source", [("room", "p.rooms"), ("court_space", "p.court"), ("city", "cities")])
+def test_every_field_of_a_loop_over_records_reads_the_same(monkeypatch, pack, kind, source):
+    """Each declared field of the elements of a loop over records (the Rooms of a Palace, the
+    Cortigiano spaces, the Cities) reads the same with the loop's records at hand as by the
+    elements' ids: printed fields (`@printed`, `@map`) and fields kept only once set too."""
+    state, _ = play_game(Engine(pack), 4, 1, "random", max_moves=MOVES)
+
+    def values():
+        eng = Engine(pack)
+        rt = eng.runtime(state)
+        out = {}
+        for name in eng.rs.comp.world.names_on(kind):
+            fn, _ = eng.rs.comp.expr(parse_expr(f"[x.{name} for x in {source}]"), {"p": "player"})
+            out[name] = [fn(rt, {"p": p, "player": p}) for p in state["players"]]
+        return out
+
+    held = values()
+    monkeypatch.setattr(compiler, "RECORDS_IN_LOOPS", False)
+    assert held == values()
