@@ -19,7 +19,7 @@ from rulespec.world import CHECKER_TYPE
 from . import costs, events, payment, tracks, verbs, vm, world_store
 from .fight import FightMixin
 from .palace import BoardMixin
-from .state import card_ids, type_of
+from .state import card_ids, first_of_each, type_of
 from .vm import Abort, push
 
 
@@ -512,13 +512,7 @@ class Runtime(BoardMixin, FightMixin):
 
     def f_first_of_each(self, things):
         """The first of each catalogue id, in order (the top of each pile)."""
-        seen, out = set(), []
-        for t in things:
-            k = type_of(t)
-            if k not in seen:
-                seen.add(k)
-                out.append(t)
-        return out
+        return first_of_each(things)
 
     def f_setup_of(self, key, default=None):
         """A value of setup.yaml's entry for the player count being played."""
