@@ -36,7 +36,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-FORMAT = 1
+from . import compactpickle
+
+FORMAT = 2                  # 2: dataclass instances written as maker calls (rulespec/compactpickle.py)
 MAGIC = b"RULESPEC-PACK-CACHE %d\n" % FORMAT
 MAX_ENTRIES = 256           # the README's test command uses about 75 (about 100 MB)
 ENGINE_DIR = Path(__file__).resolve().parent
@@ -215,7 +217,7 @@ def store(directory: Path, key: str, value, deps: list, search: list, with_bases
             if fp is None:
                 return False
             prints.append([str(folder), fp])
-        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        payload = compactpickle.dumps(value)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError, OSError):
         return False
     header = {"key": key, "digest": hashlib.sha256(payload).hexdigest(), "deps": prints,

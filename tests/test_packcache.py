@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -53,6 +54,64 @@ def test_a_cache_hit_plays_the_stored_golden_game(cache):
     entry, _ = play_one(Engine(pack), key_of(stored))
     for field in ("moves", "moves_sha256", "final_state_sha256", "scores", "winners"):
         assert entry[field] == stored[field], field
+
+
+def same_objects(a, b, seen=None) -> None:
+    """Assert that `b` is `a` rebuilt: the same types, attributes (names, order, values) and
+    items all the way down, and the same sharing (an object reached twice in `a` is one
+    object in `b`)."""
+    seen = {} if seen is None else seen
+    assert type(a) is type(b), (type(a), type(b))
+    if id(a) in seen:
+        assert seen[id(a)] is b, "shared in one, copied in the other"
+        return
+    if isinstance(a, (str, int, float, bool, type(None), Path)):
+        assert a == b
+        return
+    seen[id(a)] = b
+    if isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            same_objects(a[k], b[k], seen)
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            same_objects(x, y, seen)
+    else:
+        assert hasattr(a, "__dict__"), type(a)
+        same_objects(vars(a), vars(b), seen)
+
+
+def test_a_cache_hit_is_the_fresh_load_rebuilt_object_for_object(cache):
+    """The cache writes positions (Span) and the dataclass instances of a pack in a compact
+    form (rulespec/compactpickle.py): what it gives back is still the fresh load, every type,
+    attribute and shared object, for both levels of an overlay."""
+    folder, fresh = cache
+    afresh = load_pack("wars_of_italy")
+    assert fresh == ["wars_of_italy", "base_3to5"]
+    fresh.clear()
+    cached = load_pack("wars_of_italy")
+    assert fresh == [] and cached is not afresh
+    same_objects(afresh, cached)
+    fresh.clear()
+    same_objects(load_pack("base_3to5"), load_pack("base_3to5"))
+    assert fresh == []
+
+
+def test_a_compact_pickle_keeps_added_and_reordered_attributes():
+    """An instance whose attributes differ from its class's fields (one added, one removed and
+    set again, so later in order) comes back with exactly those, in that order."""
+    from rulespec import compactpickle
+    from rulespec.pack import FieldValue
+    from rulespec.errors import Span
+    a = FieldValue("n", 1, Span("f", 2, 3))
+    b = FieldValue("m", [a], Span("f", 4, 5))
+    b.extra = "added"
+    del b.value
+    b.value = [a]
+    back = pickle.loads(compactpickle.dumps([a, b, a]))
+    same_objects([a, b, a], back)
+    assert list(vars(back[1])) == ["name", "span", "annotations", "history", "extra", "value"]
 
 
 def test_an_overlay_reuses_its_cached_base(cache, make_pack):
