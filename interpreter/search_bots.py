@@ -172,29 +172,60 @@ def _rest_of_turn(engine, st, rng, me, limit: int = 60, choose=None):
         engine.apply(st, mv, check=False, transactional=False)
 
 
-def _greedy_rest_of_turn(engine, evaluation, st, rng, me, finish: float = 0.0, limit: int = 60):
+def _tried(engine, st, mv, world, me):
+    """A copy of `st` with `mv` applied in the drawn `world` and the payment and forced steps it
+    leads to played by the cheap policy (up to the end of `me`'s turn); None if refused."""
+    cp = _copy(st)
+    cp["rng"] = world
+    try:
+        engine.apply(cp, mv, check=False, transactional=False)
+        _forward(engine, cp, random.Random(world), _not_turn_of(me))
+    except RulespecError:
+        return None
+    return cp
+
+
+def looked_through(engine, evaluation, cp, me, before: float, world, finish: float = 0.0, through: int = 3) -> float:
+    """The gap (_gap) of `me` in `cp`, a position a move led to from one whose gap was
+    `before`; when the move changed nothing and `me` has another real choice to make, the best
+    of that choice's moves instead, up to `through` choices deep (greedy continuation)."""
+    val = _gap(engine, evaluation, cp, me, finish)
+    if through <= 0 or abs(val - before) > 1e-9 or engine.is_over(cp) or _decider(cp) != me:
+        return val
+    moves = engine.legal_moves(cp)
+    if is_macro_step(cp, moves):
+        return val
+    nexts = (_tried(engine, cp, m, world, me) for m in moves)
+    return max((looked_through(engine, evaluation, n, me, before, world, finish, through - 1)
+                for n in nexts if n is not None), default=val)
+
+
+def _greedy_rest_of_turn(engine, evaluation, st, rng, me, finish: float = 0.0, limit: int = 60,
+                         through: int = 3):
     """The deciding player's remaining decisions of this turn on `st` in place, each by a
     one-move look-ahead: every legal move tried on a copy with the payment it leads to, valued
     with the evaluation (the gap to the best rival), the best played (ties by the cheap policy);
     payments and forced steps by the cheap policy. A better continuation than the cheap
     policy's: the value of a turn's first choice no longer hangs on random follow-ups (an
-    Annex that picks no City, a Wage War that moves no Troop)."""
-    mine = _not_turn_of(me)
+    Annex that picks no City, a Wage War that moves no Troop).
+
+    A move that changes nothing by itself (a yes that only asks where, a way of moving before
+    the destination) is looked through (looked_through): its value is the best of the player's
+    next choice's moves, up to `through` choices deep. Without it such a move tied with
+    stopping, the cheap policy broke the tie, and a Wage War's run of questions (move? from
+    where? how? to where?) was answered at random."""
 
     def best_move(moves):
         if is_macro_step(st, moves):
             return policy_move(engine, st, moves, rng)
         world = rng.getrandbits(_RNG_BITS)      # the same draws for every move
+        before = _gap(engine, evaluation, st, me, finish)
         best, best_val = [], None
         for mv in moves:
-            cp = _copy(st)
-            cp["rng"] = world
-            try:
-                engine.apply(cp, mv, check=False, transactional=False)
-                _forward(engine, cp, random.Random(world), mine)
-            except RulespecError:
+            cp = _tried(engine, st, mv, world, me)
+            if cp is None:
                 continue
-            val = _gap(engine, evaluation, cp, me, finish)
+            val = looked_through(engine, evaluation, cp, me, before, world, finish, through)
             if best_val is None or val > best_val + 1e-9:
                 best, best_val = [mv], val
             elif abs(val - best_val) <= 1e-9:
