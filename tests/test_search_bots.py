@@ -431,10 +431,11 @@ def test_the_greedy_continuation_plays_out_the_turn_choosing_by_the_evaluation(e
 def test_the_greedy_continuation_looks_through_a_move_that_changes_nothing(engine):
     """A move whose position has the gap of the position before it (a yes that only asks
     where to, a way of moving before the destination) is valued by the best of the player's
-    next choice, up to `through` choices deep; a move that changes the gap keeps its own
-    value. Without it such a move tied with stopping and the cheap policy chose."""
+    next choice (of at most LOOK_THROUGH_WIDTH moves), up to `through` choices deep; a move
+    that changes the gap keeps its own value. Without it such a move tied with stopping and
+    the cheap policy chose."""
     import random as _random
-    from interpreter.search_bots import _gap, _tried, is_macro_step, looked_through
+    from interpreter.search_bots import LOOK_THROUGH_WIDTH, _gap, _tried, is_macro_step, looked_through
     ev = Evaluation.for_engine(engine)
     world = 12345
     raised = 0
@@ -450,8 +451,8 @@ def test_the_greedy_continuation_looks_through_a_move_that_changes_nothing(engin
                 assert looked_through(engine, ev, cp, me, before, world, through=0) == own
                 seen = looked_through(engine, ev, cp, me, before, world, through=1)
                 nxt = [] if engine.is_over(cp) or cp["vm"]["pending"].get("player") != me else engine.legal_moves(cp)
-                if abs(own - before) > 1e-9 or not nxt or is_macro_step(cp, nxt):
-                    assert seen == own          # a change, or no choice of mine next: its own value
+                if abs(own - before) > 1e-9 or not nxt or is_macro_step(cp, nxt) or len(nxt) > LOOK_THROUGH_WIDTH:
+                    assert seen == own          # a change, or no (narrow) choice of mine next: its own value
                     continue
                 best = max(_gap(engine, ev, n, me) for n in (_tried(engine, cp, m, world, me) for m in nxt) if n is not None)
                 assert seen == pytest.approx(best)
