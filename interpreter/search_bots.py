@@ -190,7 +190,7 @@ def _tried(engine, st, mv, world, me):
 # through; the Winter's placements of cards in the Palace have more, and looking through
 # choices of 4 moves made a game about three times dearer (4 x mcts:plan=war, 16 / 4: Year 2
 # after 60 s of CPU, against Year 3 without looking through).
-LOOK_THROUGH_WIDTH = 3
+LOOK_THROUGH_WIDTH = 2
 
 
 def looked_through(engine, evaluation, cp, me, before: float, world, finish: float = 0.0, through: int = 3) -> float:
