@@ -185,12 +185,13 @@ def _tried(engine, st, mv, world, me):
     return cp
 
 
-# The widest choice looked through. A Wage War's questions (move? how? and, from one or two
+# The widest choice looked through. A Wage War's questions (move? how? and, from up to three
 # Cities, from where?) have 2-3 moves each, and the last one (to where?) is valued, not looked
 # through; the Winter's placements of cards in the Palace have more, and looking through
 # choices of 4 moves made a game about three times dearer (4 x mcts:plan=war, 16 / 4: Year 2
-# after 60 s of CPU, against Year 3 without looking through).
-LOOK_THROUGH_WIDTH = 2
+# after 60 s of CPU, against Year 3 without looking through). At 2, a player with three
+# Cities to move from answered the Wage War's first questions at random (pilot, seed 1001).
+LOOK_THROUGH_WIDTH = 3
 
 
 def looked_through(engine, evaluation, cp, me, before: float, world, finish: float = 0.0, through: int = 3) -> float:
