@@ -52,12 +52,58 @@ def test_each_step_towards_a_winning_siege_is_progress(engine):
         st["cities"][home]["troops"]["blue"] = beside
         st["cities"][goal]["besiegers"] = {"blue": in_front} if in_front else {}
         return plan.progress(st, "blue", goal)
-    # Troops gathered beside the goal, up to what a Siege needs
+    # Troops gathered beside the goal, up to what a Siege needs (moved in front of it, one by
+    # one, while Cavalry allows: the next test)
     gathered = [progress(n, 0) for n in range(need + 1)]
     assert all(b > a for a, b in zip(gathered, gathered[1:]))
-    # then moved in front of it, one by one
+
+
+def _position_with_cavalry(engine, seed=1):
+    """(state, player, goal, home, need) from a random game: a goal of the `war` plan one road
+    from a City `home` of `player`, who holds Cavalry enough to move all but one of the Troops
+    a Siege of it needs (siege_strength_needed), so that it can be made ready."""
+    from interpreter.bots import RandomBot
+    plan = Plan.for_engine(engine, "war")
+    s, bot = engine.new_game(4, seed), RandomBot(seed)
+    board = engine.board(4)
+    for i in range(4000):
+        if i % 10 == 0:
+            for p in s["players"]:
+                for g in plan.goals(s, p):
+                    need = engine.runtime(s).formula("siege_strength_needed", (g,), {}, {})
+                    for d in board.road_neighbours(g):
+                        if s["cities"][d]["controller"] == p and need >= 2:
+                            st = _copy(s)
+                            st["cities"][d]["troops"][p] = need - 1
+                            st["cities"][g]["besiegers"] = {p: 1}
+                            if engine.runtime(st).formula("siege_ready", (g,), {}, {"player": p}):
+                                return _copy(s), p, g, d, need
+        s = engine.apply(s, bot.choose(engine, s, engine.legal_moves(s)))
+    raise AssertionError("no position with Cavalry beside a goal")
+
+
+def test_a_troop_moved_in_front_is_progress_only_while_the_siege_can_reach_its_strength(engine):
+    """The base pack's `siege_ready`: Troops moved in front of the goal count while the Troops
+    beside and in front, and the Cavalry left, can still bring the Siege to the strength it
+    needs; a Troop in front of a Siege that cannot is a Troop lost, and is counted against."""
+    s, player, goal, home, need = _position_with_cavalry(engine)
+    plan = Plan.for_engine(engine, "war")
+
+    def progress(beside, in_front):
+        st = _copy(s)
+        st["cities"][home]["troops"][player] = beside
+        others = {k: v for k, v in st["cities"][goal].get("besiegers", {}).items() if k != player}
+        st["cities"][goal]["besiegers"] = others | ({player: in_front} if in_front else {})
+        ready = engine.runtime(st).formula("siege_ready", (goal,), {}, {"player": player})
+        return plan.progress(st, player, goal), ready
+    # enough Troops beside and Cavalry to move them: each Troop moved in front is progress
     moved = [progress(need - n, n) for n in range(need + 1)]
-    assert all(b > a for a, b in zip(moved, moved[1:]))
+    assert all(ready for _, ready in moved[1:])
+    assert all(b[0] > a[0] for a, b in zip(moved, moved[1:]))
+    # one Troop short: the Siege is never ready, and moving one in front is a loss
+    short, short_ready = progress(need - 1, 0)
+    one_moved, moved_ready = progress(need - 2, 1)
+    assert not short_ready and not moved_ready and one_moved < short
 
 
 def test_the_planned_evaluation_adds_progress_to_the_planner_only(engine):

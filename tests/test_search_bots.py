@@ -385,7 +385,8 @@ def test_the_greedy_continuation_plays_out_the_turn_choosing_by_the_evaluation(e
     """continuation=greedy: the rest of the deciding player's turn is played by a one-move
     look-ahead (each real choice: the move whose position, after its payment, has the best
     gap), not by the cheap policy. It ends the turn, and where one move is valued above the
-    others it plays that move."""
+    others it plays that move (here without looking through moves that change nothing: the
+    next test)."""
     import random as _random
     from interpreter.search_bots import _greedy_rest_of_turn, _gap, _forward
     ev = Evaluation.for_engine(engine)
@@ -393,7 +394,7 @@ def test_the_greedy_continuation_plays_out_the_turn_choosing_by_the_evaluation(e
     for s, moves in _searched_decisions(engine, 5, want=60, distinct=False)[20:]:
         me = s["vm"]["pending"]["player"]
         st = _copied(s)
-        _greedy_rest_of_turn(engine, ev, st, _random.Random(3), me)
+        _greedy_rest_of_turn(engine, ev, st, _random.Random(3), me, through=0)
         assert engine.is_over(st) or st["vm"]["pending"].get("player") != me
         # its first choice: the best one-move value, in the world it draws first
         world = _random.Random(3).getrandbits(64)
@@ -417,7 +418,7 @@ def test_the_greedy_continuation_plays_out_the_turn_choosing_by_the_evaluation(e
                 return orig(state, mv, **kw)
             engine.apply = spy
             try:
-                _greedy_rest_of_turn(engine, ev, first, _random.Random(3), me)
+                _greedy_rest_of_turn(engine, ev, first, _random.Random(3), me, through=0)
             finally:
                 engine.apply = orig
             assert played == [best]
@@ -425,3 +426,37 @@ def test_the_greedy_continuation_plays_out_the_turn_choosing_by_the_evaluation(e
             if checked >= 2:
                 break
     assert checked >= 2
+
+
+def test_the_greedy_continuation_looks_through_a_move_that_changes_nothing(engine):
+    """A move whose position has the gap of the position before it (a yes that only asks
+    where to, a way of moving before the destination) is valued by the best of the player's
+    next choice (of at most LOOK_THROUGH_WIDTH moves), up to `through` choices deep; a move
+    that changes the gap keeps its own value. Without it such a move tied with stopping and
+    the cheap policy chose."""
+    import random as _random
+    from interpreter.search_bots import LOOK_THROUGH_WIDTH, _gap, _tried, is_macro_step, looked_through
+    ev = Evaluation.for_engine(engine)
+    world = 12345
+    raised = 0
+    for seed in (5, 6, 7):
+        for s, moves in _searched_decisions(engine, seed, want=80, distinct=False):
+            me = s["vm"]["pending"]["player"]
+            before = _gap(engine, ev, s, me)
+            for mv in moves:
+                cp = _tried(engine, s, mv, world, me)
+                if cp is None:
+                    continue
+                own = _gap(engine, ev, cp, me)
+                assert looked_through(engine, ev, cp, me, before, world, through=0) == own
+                seen = looked_through(engine, ev, cp, me, before, world, through=1)
+                nxt = [] if engine.is_over(cp) or cp["vm"]["pending"].get("player") != me else engine.legal_moves(cp)
+                if abs(own - before) > 1e-9 or not nxt or is_macro_step(cp, nxt) or len(nxt) > LOOK_THROUGH_WIDTH:
+                    assert seen == own          # a change, or no (narrow) choice of mine next: its own value
+                    continue
+                best = max(_gap(engine, ev, n, me) for n in (_tried(engine, cp, m, world, me) for m in nxt) if n is not None)
+                assert seen == pytest.approx(best)
+                raised += seen > own + 1e-9
+        if raised >= 2:
+            break
+    assert raised >= 2      # some move that changed nothing led to a better choice
