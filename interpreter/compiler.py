@@ -355,16 +355,6 @@ class Compiler:
             o, bind = self._bound(obj)
             return f"(None if {bind} is None else rt.a_{base}_{name}({o}))", ATTRIBUTES[base][name][0]
         slot = self.slots(base, name)
-        if slot is not None and not slot.on_map and not slot.on_board \
-                and self._is_loop_record(e, slot.kind if slot.of_record else base):
-            # `c.troops` for c in cities, `s.card` for s in p.court: a field of the loop's own
-            # record, at hand (an element of a loop over records is never none)
-            if slot.direct and not slot.of_record and slot.shape != "list" \
-                    or slot.of_record and not slot.home and not slot.sparse \
-                    and slot.shape not in ("list", "records", "index"):
-                return f"_rec_it[{slot.key!r}]", slot.checker_type
-            if slot.of_record and slot.sparse and not slot.home and slot.shape == "scalar":
-                return f"_rec_it.get({slot.key!r}, {self._literal(slot.default)})", slot.checker_type
         if slot is not None:
             # a field the pack declares: read from the record (rt.rec: Abort on a bad id)
             o, bind = self._bound(obj)
@@ -378,9 +368,12 @@ class Compiler:
                 # the record straight from the store; rt.rec only for an id it lacks (Abort)
                 # or a value that is not an id. (`is None`, not `or`: the truth of a record
                 # would read all its fields, for the constraint checker's notes)
-                r = self._tmp()
-                rec = (f"({r} if ({r} := (rt.state[{slot.store!r}].get({o}) if {o}.__class__ is str else None)) "
-                       f"is not None else rt.rec({slot.store!r}, {o}))")
+                if self._is_loop_record(e, base):       # `c.troops` for c in cities
+                    rec = "_rec_it"
+                else:
+                    r = self._tmp()
+                    rec = (f"({r} if ({r} := (rt.state[{slot.store!r}].get({o}) if {o}.__class__ is str else None)) "
+                           f"is not None else rt.rec({slot.store!r}, {o}))")
                 read = f"{rec}[{slot.key!r}]"
                 if slot.shape == "list":
                     read = f"list({read})"          # a copy: the record's list is the state's
@@ -661,15 +654,16 @@ class Compiler:
         return f"[{', '.join(i[0] for i in items)}]", "set:" + (types.pop() if len(types) == 1 else "any")
 
     def _record_of(self, e, slot, o: str) -> str:
-        """The record whose field `e` reads (o: the Python name of its ref), found by its ref
-        (world_store._ref_record; the loop's own record: c_Attr)."""
-        return f"_ref_record(rt, {o}, {slot.kind!r})"
+        """The record whose field `e` reads (o: the Python name of its ref): the loop's own
+        record in a comprehension over a list of records of that type (`s.card` for s in
+        p.court), else the record found by its ref (world_store._ref_record)."""
+        return "_rec_it" if self._is_loop_record(e, slot.kind) else f"_ref_record(rt, {o}, {slot.kind!r})"
 
     def _is_loop_record(self, e, kind: str) -> bool:
         """Whether `e` (a field read) reads a field of the element of the comprehension being
-        compiled, whose record is at hand (`_rec_it`): its object is a name the Python code
-        reads as the loop's own `_it` (the loop variable, or a parameter of a formula inlined
-        with it), in a loop over records of that kind."""
+        compiled, whose record is at hand (`_rec_it`, never none while it iterates): its object
+        is a name the Python code reads as the loop's own `_it` (the loop variable, or a
+        parameter of a formula inlined with it), in a loop over records of that kind."""
         lr = self._loop_records
         return lr is not None and lr[1] == kind and isinstance(e.obj, A.Name) \
             and self._pyvars.get(e.obj.id) == "_it"
@@ -737,15 +731,16 @@ class Compiler:
         comprehension (`[x for x in S where c]`, vm._passing then has no condition to test), so
         the condition reads the loop's element as a Python local, and its record when S is a
         list of records (c_Comprehension), instead of a dict of the variables per element."""
-        it, itype = self.expr(s.iter, scope)
+        filtered = s.where is not None and FILTERED_LOOPS
+        if filtered:        # its elements' type is the iterable's (the element is the variable)
+            it, itype = self.expr(A.Comprehension(A.Name(s.var, span=s.span), s.var, s.iter, s.where,
+                                                  span=s.span), scope)
+        else:
+            it, itype = self.expr(s.iter, scope)
         inner = dict(scope)
         inner[s.var] = itype[4:] if itype.startswith("set:") else "any"
-        if s.where is None:
-            return it, None, inner
-        if not FILTERED_LOOPS:
-            return it, self.fn(s.where, inner), inner
-        passing = A.Comprehension(A.Name(s.var, span=s.span), s.var, s.iter, s.where, span=s.span)
-        return self.fn(passing, scope), None, inner
+        where = self.fn(s.where, inner) if s.where is not None and not filtered else None
+        return it, where, inner
 
     def zone(self, e, scope) -> tuple:
         """A `shuffle` path -> (root, keys): root is the name of a store of the state
