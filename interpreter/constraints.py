@@ -227,8 +227,10 @@ class _Reads:
     def __init__(self):
         self.top, self.own, self.other = set(), set(), set()
 
-    def learn(self, log, player, everything: "_Reads"):
-        """Add what one evaluation read (also to `everything`: what any constraint read)."""
+    def learn(self, log, player, everything: "_Reads") -> bool:
+        """Add what one evaluation read (also to `everything`: what any constraint read);
+        whether this constraint read a key it had not read before."""
+        known = len(self.top) + len(self.own) + len(self.other)
         for role, key in log:
             if role is None:
                 self.top.add(key)
@@ -247,6 +249,7 @@ class _Reads:
                     continue
             (self.own if role == player else self.other).add(key)
             everything.own.add(key)
+        return len(self.top) + len(self.own) + len(self.other) != known
 
     def targets(self, players, changes: "_Changes"):
         """The players (None for a game-wide constraint) to evaluate again."""
@@ -567,7 +570,7 @@ class ConstraintChecker:
         self.read_by_any = _Reads()     # `own` holds every player key any constraint read
         self.snapshot = _Snapshot()
         self.learnt = not self.constraints      # every constraint evaluated at least once
-        self._by_key = None         # _by_key(): which constraints read which keys (None: to build)
+        self._by_key = None         # _index(): which constraints read which keys (None: to build)
         # (state, its pending decision): the last state that passed, when its caller changes it
         # only by moves applied in place (api.apply): the snapshot's very state
         self.passed = None
@@ -617,16 +620,7 @@ class ConstraintChecker:
         """The ids of the constraints that read a key among `changes` (or every key of
         something): the others need no `targets` at all, and most moves concern a few."""
         if self._by_key is None:
-            always, top, side = set(), {}, {}
-            for c in self.constraints:
-                r, i = self.reads[c["id"]], c["id"]
-                if _ANY in r.top or _ANY in r.own or _ANY in r.other:
-                    always.add(i)
-                for k in r.top:
-                    top.setdefault(k, set()).add(i)
-                for k in r.own | r.other:
-                    side.setdefault(k, set()).add(i)
-            self._by_key = always, top, side
+            self._by_key = self._index()
         always, top, side = self._by_key
         hit = set(always)
         for k in changes.top:
@@ -636,6 +630,20 @@ class ConstraintChecker:
             if k in side:
                 hit |= side[k]
         return hit
+
+    def _index(self) -> tuple:
+        """(the constraints that read every key of something, {state key: the constraints that
+        read it}, {side key: the constraints that read it}), from what each has read so far."""
+        always, top, side = set(), {}, {}
+        for c in self.constraints:
+            r, i = self.reads[c["id"]], c["id"]
+            if _ANY in r.top or _ANY in r.own or _ANY in r.other:
+                always.add(i)
+            for k in r.top:
+                top.setdefault(k, set()).add(i)
+            for k in r.own | r.other:
+                side.setdefault(k, set()).add(i)
+        return always, top, side
 
     def _evaluate(self, rt, todo):
         st = rt.state
@@ -658,10 +666,8 @@ class ConstraintChecker:
                         fv = c["decl"].fields.get("check")
                         raise RuleFault.from_python(e, fv.span if fv is not None else c["decl"].span,
                                                     f"constraint '{c['id']}'") from e
-                    known = len(reads.top) + len(reads.own) + len(reads.other)
-                    reads.learn(log.cur, p, self.read_by_any)
-                    if len(reads.top) + len(reads.own) + len(reads.other) != known:
-                        self._by_key = None     # it read a key it had not: _hit's index anew
+                    if reads.learn(log.cur, p, self.read_by_any):
+                        self._by_key = None     # a key it had not read: _hit's index anew
                     if not ok:
                         msg = c["message"] if isinstance(c["message"], str) else c["message"](rt, env)
                         raise vm.Abort(msg + (f" ({p})" if p is not None else ""), c["decl"].span)
