@@ -192,9 +192,12 @@ def _tried(engine, st, mv, world, me):
 # after 60 s of CPU, against Year 3 without looking through). At 2, a player with three
 # Cities to move from answered the Wage War's first questions at random (pilot, seed 1001).
 LOOK_THROUGH_WIDTH = 3
+# How many choices deep a move is looked through: a Wage War's move? how? from where?
+LOOK_THROUGH_DEPTH = 3
 
 
-def looked_through(engine, evaluation, cp, me, before: float, world, finish: float = 0.0, through: int = 3) -> float:
+def looked_through(engine, evaluation, cp, me, before: float, world, finish: float = 0.0,
+                   through: int = LOOK_THROUGH_DEPTH) -> float:
     """The gap (_gap) of `me` in `cp`, a position a move led to from one whose gap was
     `before`; when the move changed nothing and `me` has another real choice to make (of at
     most LOOK_THROUGH_WIDTH moves), the best of that choice's moves instead, up to `through`
@@ -211,7 +214,7 @@ def looked_through(engine, evaluation, cp, me, before: float, world, finish: flo
 
 
 def _greedy_rest_of_turn(engine, evaluation, st, rng, me, finish: float = 0.0, limit: int = 60,
-                         through: int = 3):
+                         through: int = LOOK_THROUGH_DEPTH):
     """The deciding player's remaining decisions of this turn on `st` in place, each by a
     one-move look-ahead: every legal move tried on a copy with the payment it leads to, valued
     with the evaluation (the gap to the best rival), the best played (ties by the cheap policy);
