@@ -114,6 +114,9 @@ class Checker:
         for (kind, id_), d in self.pack.decls.items():
             if kind in WORLD_KINDS:         # descriptions of the world, not values (rulespec.world)
                 continue
+            spec = self.kinds.get(kind)
+            if spec is not None and not spec.names_a_value:     # read by bots by its id, not by rules
+                continue
             t = KIND_TYPES.get(kind, kind)
             self.names.setdefault(str(id_), t)
             self.name_kind.setdefault(str(id_), kind)

@@ -39,6 +39,9 @@ class KindSpec:
     fields: dict
     blocks: dict = field(default_factory=dict)    # sub-block kind -> KindSpec
     id_is_referenced: bool = True                  # whether "unused" warnings apply
+    # whether its ids are names in expressions; not for what only bots read (a plan, an
+    # evaluation...), so that a plan `war` does not hide the symbol `war` from the rules
+    names_a_value: bool = True
     open_fields: bool = False                      # allow any field (free-form data)
 
 
@@ -213,15 +216,15 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "weight": F("number", True, "how likely, against 1 for every other move (0: never, unless nothing else is legal)"),
         "when": F("expr:bool", doc="only where this holds, for the deciding `player` and the move's `choice` "
                                   "(the City, card or number chosen; yes/no; the option's label)", names=("choice",)),
-    }, id_is_referenced=False),
+    }, id_is_referenced=False, names_a_value=False),
     _k("heuristic", "a term of how well placed a player is, in Prestige Points, for planning bots: not a rule", {
         "value": F("expr:number", True, "the term for `player` (added to the player's score by the `planner` bot)"),
         "weight": F("number", doc="multiplies the value (default 1)"),
-    }, id_is_referenced=False),
+    }, id_is_referenced=False, names_a_value=False),
     _k("evaluation", "how well placed a player is, as one number, for the searching bots (`greedy_eval`, `mcts`): not a rule", {
         "value": F("expr:number", True, "the value for `player`, in Prestige Points; `score` is the player's total on the "
                                         "score pad (docs/bots.md)", names=("score",)),
-    }, id_is_referenced=False),
+    }, id_is_referenced=False, names_a_value=False),
     _k("plan", "a goal a searching bot may commit to over several turns (`mcts:plan=NAME`), and how far it has come: not a rule", {
         "goals": F("expr:any", True, "the goals `player` may commit to now: a list (of Cities, say); the bot keeps its goal "
                                      "while it is in this list"),
@@ -229,7 +232,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
                   names=("goal",)),
         "progress": F("expr:number", True, "how far `player` has come towards `goal`, in Prestige Points: added to the "
                                            "player's evaluation while the bot holds that goal", names=("goal",)),
-    }, id_is_referenced=False),
+    }, id_is_referenced=False, names_a_value=False),
     _k("die", "a die: `roll DIE as NAME` draws one of its faces from the game's seeded RNG", {
         "faces": F("list:any", True, "the faces, each as likely: numbers, \"texts\" or declared names (e.g. symbols)"),
     }),

@@ -147,3 +147,32 @@ def test_a_planning_bot_holds_a_goal_for_each_of_its_players(engine):
     assert set(seen) == set(s["players"])
     # a goal is held across turns: far fewer goals than decisions
     assert all(1 <= len(gs) <= 4 for gs in seen.values())
+
+
+def test_a_plan_is_not_a_name_of_the_rules(make_pack):
+    """A plan (like an evaluation, a heuristic or a playout hint) is read by bots by its id, not
+    by the rules: the base pack's plan `war` does not hide the symbol `war` from a formula (it
+    did: "expected a symbol here, but this is a plan"), and a plan's id is no value."""
+    from validator.static import validate_pack
+    overlay = make_pack("war_bonuses", {
+        "pack.yaml": "id: war_bonuses\nname: War Bonuses\nversion: '1'\nextends: base_3to5\n",
+        "rules/more.rules": """
+            formula war_bonuses_at_hand "The War Bonuses the player could use now" {
+              value: symbols_available(player, war)
+            }
+        """})
+    assert [d.code for d in validate_pack(overlay).diagnostics if d.severity == "error"] == []
+    bad = make_pack("plan_as_value", {
+        "pack.yaml": "id: plan_as_value\nname: Plan as a value\nversion: '1'\nextends: base_3to5\n",
+        "rules/more.rules": """
+            plan hold "Hold what you have" {
+              goals: player.cities
+              progress: 0
+            }
+            formula held_plan "A plan read as a value" {
+              value: count([hold])
+            }
+        """})
+    errors = [d for d in validate_pack(bad).diagnostics if d.severity == "error"]
+    assert [(d.code, d.span.line) for d in errors] == [("RS105", 6)]
+    assert "unknown name 'hold'" in errors[0].message
