@@ -746,6 +746,13 @@ class Runtime(BoardMixin, FightMixin):
         return self.item(x).get("bottom", {}).get(symbol, 0) if isinstance(x, str) else 0
 
     def f_symbols_owned(self, p, symbol):
+        """Memoised in a read-only window: a scoring formula that compares every player's count
+        (a majority) is worked out for each player, so each count was asked once per player."""
+        if self.memo is None or not isinstance(p, str) or not isinstance(symbol, str):
+            return self._symbols_owned(p, symbol)
+        return self.memoised(("symbols_owned", p, symbol), self._symbols_owned, p, symbol)
+
+    def _symbols_owned(self, p, symbol):
         n = 0
         for x in self.cards_of(p) + self.tiles_of(p):
             n += self._bottom(x, symbol)
@@ -766,7 +773,12 @@ class Runtime(BoardMixin, FightMixin):
         thing can be: among its cards if a card of the catalogue is of that kind, among its
         tiles if a tile is, and in its `outside` zone. So a constraint on how many tiles of a
         type a side owns reads none of its cards, and is not checked again after each card
-        played."""
+        played. Memoised in a read-only window, as symbols_owned."""
+        if self.memo is None or not isinstance(p, str) or not isinstance(kind, str):
+            return self._owned(p, kind)
+        return list(self.memoised(("owned_of", p, kind), self._owned, p, kind))     # a copy: callers may extend it
+
+    def _owned(self, p, kind):
         item = self.item
         rs = self.rs
         if isinstance(p, str) and isinstance(kind, str):
