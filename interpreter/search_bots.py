@@ -197,12 +197,13 @@ LOOK_THROUGH_DEPTH = 3
 
 
 def looked_through(engine, evaluation, cp, me, before: float, world, finish: float = 0.0,
-                   through: int = LOOK_THROUGH_DEPTH) -> float:
+                   through: int = LOOK_THROUGH_DEPTH, val: float | None = None) -> float:
     """The gap (_gap) of `me` in `cp`, a position a move led to from one whose gap was
     `before`; when the move changed nothing and `me` has another real choice to make (of at
     most LOOK_THROUGH_WIDTH moves), the best of that choice's moves instead, up to `through`
-    choices deep (greedy continuation)."""
-    val = _gap(engine, evaluation, cp, me, finish)
+    choices deep (greedy continuation). `val`: that gap, when the caller has it already."""
+    if val is None:
+        val = _gap(engine, evaluation, cp, me, finish)
     if through <= 0 or abs(val - before) > 1e-9 or engine.is_over(cp) or _decider(cp) != me:
         return val
     moves = engine.legal_moves(cp)
@@ -238,7 +239,8 @@ def _greedy_rest_of_turn(engine, evaluation, st, rng, me, finish: float = 0.0, l
         if through and vals and max(vals) - min(vals) <= 1e-9:
             # no move tells itself apart: look through them (they changed nothing, or all alike)
             before = _gap(engine, evaluation, st, me, finish)
-            vals = [looked_through(engine, evaluation, cp, me, before, world, finish, through) for _, cp in tried]
+            vals = [looked_through(engine, evaluation, cp, me, before, world, finish, through, v)
+                    for (_, cp), v in zip(tried, vals)]
         top = max(vals, default=None)
         best = [mv for (mv, _), v in zip(tried, vals) if v >= top - 1e-9] if tried else []
         return policy_move(engine, st, best or moves, rng)
