@@ -295,3 +295,26 @@ def test_every_field_of_a_loop_over_records_reads_the_same(monkeypatch, pack, ki
     held = values()
     monkeypatch.setattr(compiler, "RECORDS_IN_LOOPS", False)
     assert held == values()
+
+
+def test_a_score_pad_works_each_houses_counts_out_once(monkeypatch, pack):
+    """In a read-only window (a bot valuing a position) `symbols_owned` and `owned` are
+    remembered: the score pads of every player ask each House's Crosses (religious influence,
+    a rank among all Houses) once, where each pad used to ask them all again. The totals are
+    those worked out without a window."""
+    engine = Engine(pack)
+    state, _ = play_game(engine, 4, 5, "random", max_moves=1500)
+    asked = []
+    real = Runtime._symbols_owned
+    monkeypatch.setattr(Runtime, "_symbols_owned", lambda self, p, s: asked.append((p, s)) or real(self, p, s))
+    rt = engine.runtime(state)
+    opened = rt.reading()
+    try:
+        totals = {p: engine.total_score(state, p, rt) for p in state["players"]}
+    finally:
+        rt.done_reading(opened)
+    assert asked and len(asked) == len(set(asked))
+    in_window = len(asked)
+    asked.clear()
+    assert {p: engine.total_score(state, p) for p in state["players"]} == totals
+    assert len(asked) > 2 * in_window        # outside a window: each pad asks again
