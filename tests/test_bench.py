@@ -139,6 +139,7 @@ def test_instructions_subtract_the_setup_and_compare_per_decision(monkeypatch):
 
     def fake_run(cmd, cwd, env, **kw):
         assert cmd[0] == "/usr/bin/valgrind" and "--tool=cachegrind" in cmd and env["RULESPEC_NO_CACHE"] == "1"
+        assert env["PYTHONHASHSEED"] == "0"         # the same layout of str sets and dicts each run
         spec = json.loads(cmd[-1])
         side = "a" if Path(cwd) == bench.PROJECT else "b"
         seen.append((side, len(spec["seeds"])))
