@@ -109,8 +109,7 @@ def test_a_troop_moved_in_front_is_progress_only_while_the_siege_can_reach_its_s
 def test_a_wage_war_room_within_the_markers_next_move_is_progress_more_so_when_ready(engine):
     """The base pack's `wage_war_in_reach`: the marker moves 1-2 Rooms a Spring for free, so of
     its five places exactly the two that are 1 and 2 Rooms before the printed Wage War Room
-    reach it; being there is progress, more when the Siege of the goal is ready. The printed
-    Room's Cavalry counts towards `siege_ready` only there (where it can still be spent)."""
+    reach it; being there is progress, more when the Siege of the goal is ready."""
     s, player, goal, home, need = _position_with_cavalry(engine)
     plan = Plan.for_engine(engine, "war")
     rooms = len(s["p"][player]["rooms"])
