@@ -106,6 +106,38 @@ def test_a_troop_moved_in_front_is_progress_only_while_the_siege_can_reach_its_s
     assert not short_ready and not moved_ready and one_moved < short
 
 
+def test_a_wage_war_room_within_the_markers_next_move_is_progress_more_so_when_ready(engine):
+    """The base pack's `wage_war_in_reach`: the marker moves 1-2 Rooms a Spring for free, so of
+    its five places exactly the two that are 1 and 2 Rooms before the printed Wage War Room
+    reach it; being there is progress, more when the Siege of the goal is ready."""
+    s, player, goal, home, need = _position_with_cavalry(engine)
+    plan = Plan.for_engine(engine, "war")
+    rooms = len(s["p"][player]["rooms"])
+
+    def at(marker, beside, in_front=0):
+        st = _copy(s)
+        st["p"][player]["marker"] = marker
+        st["cities"][home]["troops"][player] = beside
+        others = {k: v for k, v in st["cities"][goal].get("besiegers", {}).items() if k != player}
+        st["cities"][goal]["besiegers"] = others | ({player: in_front} if in_front else {})
+        rt = engine.runtime(st)
+        return (rt.formula("wage_war_in_reach", (), {}, {"player": player}),
+                rt.formula("siege_ready", (goal,), {}, {"player": player}), plan.progress(st, player, goal))
+    gains = []
+    # the Troops a Siege needs, one of them in front (the Cavalry moves the rest); a Troop short
+    for beside, in_front, enough in ((need - 1, 1, True), (need - 2, 0, False)):
+        seen = [at(m, beside, in_front) for m in range(rooms)]
+        reach = [m for m, (inr, _, _) in enumerate(seen) if inr]
+        assert len(reach) == 2 and ((reach[0] + 1) % rooms == reach[1] or (reach[1] + 1) % rooms == reach[0])
+        assert all(ready == enough for inr, ready, _ in seen if inr)
+        far = {round(v, 9) for inr, _, v in seen if not inr}
+        near = {round(v, 9) for inr, _, v in seen if inr}
+        assert len(far) == 1 and len(near) == 1
+        gains.append(near.pop() - far.pop())
+    assert gains[0] > gains[1] > 0
+    assert at(None, need - 1, 1)[0] is False                # before the first Spring: no marker
+
+
 def test_the_planned_evaluation_adds_progress_to_the_planner_only(engine):
     s = engine.new_game(4, 0)
     plan, goal, home = _goal_beside_an_own_city(engine, s, "blue")
