@@ -68,6 +68,8 @@ class Evaluation:
         self.name = name
         self.decl = decls.get(name) if name else None
         self.fn = engine.rs.fn(self.decl, "value", {"score": "number"}) if self.decl is not None else None
+        has_quiet = self.decl is not None and "quiet" in self.decl.fields
+        self.quiet_fn = engine.rs.fn(self.decl, "quiet", {}) if has_quiet else None
 
     @classmethod
     def for_engine(cls, engine, name: str | None = None) -> "Evaluation":
@@ -84,6 +86,21 @@ class Evaluation:
             return float(self.fn(rt, env) or 0)
         except Exception as e:      # a pack's formula failed: say which, never a traceback
             raise formula_failed(self.decl, "value", f"evaluation '{self.decl.id}'", player, e) from None
+
+    def is_quiet(self, state) -> bool:
+        """Whether the position may be valued now: the pack's `quiet` (a chess engine's
+        quiescence: a capture half made is not valued). Without one, always."""
+        if self.quiet_fn is None:
+            return True
+        rt = self.engine.runtime(state)
+        opened = rt.reading()
+        env = rt.env = {"player": None}
+        try:
+            return bool(self.quiet_fn(rt, env))
+        except Exception as e:      # a pack's formula failed: say which, never a traceback
+            raise formula_failed(self.decl, "quiet", f"evaluation '{self.decl.id}'", None, e) from None
+        finally:
+            rt.done_reading(opened)
 
     def values(self, state, extra=None) -> dict:
         """{player: value} for every player of the game; `extra(rt, values)` adds to them in

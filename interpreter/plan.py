@@ -94,6 +94,9 @@ class PlannedEvaluation:
     def values(self, state) -> dict:
         return self.evaluation.values(state, self._add_progress)
 
+    def is_quiet(self, state) -> bool:
+        return self.evaluation.is_quiet(state)
+
     def _add_progress(self, rt, vals: dict):
         if self.goal is not None and self.player in vals:
             vals[self.player] += self.plan.progress_in(rt, self.player, self.goal)

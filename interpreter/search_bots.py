@@ -65,6 +65,20 @@ def _forward(engine, st, rng, stop) -> bool:
     return False
 
 
+def quiesce(engine, evaluation, st, rng, limit: int = 400) -> None:
+    """Play on `st` in place by the cheap policy, whoever decides, until the evaluation may
+    value it (its `quiet`): a look-ahead that stops in the middle of a fight (a defender's
+    War Bonus announced, the attacker's answer not yet) values the Bonus spent and not the
+    Siege it saves, so a defender never used one."""
+    for _ in range(limit):
+        if engine.is_over(st) or evaluation.is_quiet(st):
+            return
+        moves = engine.legal_moves(st)
+        if not moves:
+            return
+        engine.apply(st, policy_move(engine, st, moves, rng), check=False, transactional=False)
+
+
 def ending_in_sight(engine, state) -> bool:
     """Whether the game is ending: an end condition was met (a final Winter is being played),
     or one of the pack's end conditions holds now and will end the game when it is checked at
@@ -527,6 +541,7 @@ class MctsBot:
                 _rest_of_turn(engine, st, rng, me)
             self._replies(engine, st, rng, me)
             self._rollout(engine, st, rng)
+            quiesce(engine, ev, st, rng)
         except RulespecError:
             return          # a refused move (an engine bug): this iteration counts for nothing
         reward = rewards(engine, ev, st, self.scale, self.finish, base)

@@ -224,6 +224,8 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     _k("evaluation", "how well placed a player is, as one number, for the searching bots (`greedy_eval`, `mcts`): not a rule", {
         "value": F("expr:number", True, "the value for `player`, in Prestige Points; `score` is the player's total on the "
                                         "score pad (docs/bots.md)", names=("score",)),
+        "quiet": F("expr:bool", doc="whether a position may be valued now (default: always): where it does not hold (a "
+                                    "fight being resolved), `mcts` plays on by the cheap policy until it does"),
     }, id_is_referenced=False, names_a_value=False),
     _k("plan", "a goal a searching bot may commit to over several turns (`mcts:plan=NAME`), and how far it has come: not a rule", {
         "goals": F("expr:any", True, "the goals `player` may commit to now: a list (of Cities, say); the bot keeps its goal "
