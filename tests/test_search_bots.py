@@ -462,3 +462,37 @@ def test_the_greedy_continuation_looks_through_a_move_that_changes_nothing(engin
         if raised >= 2:
             break
     assert raised >= 2      # some move that changed nothing led to a better choice
+
+
+def test_a_leaf_in_the_middle_of_a_fight_is_played_on_until_quiet(engine, monkeypatch):
+    """The base pack's evaluation is `quiet` only while no fight is being resolved: a position
+    where a War Bonus is being announced is played on by the cheap policy (quiesce), past the
+    Siege's result to the end of the phase, before it is valued; mcts values its leaves so."""
+    import random
+    import interpreter.search_bots as sb
+    from interpreter.api import _copy
+    mid = []
+
+    def keep(turn, mv, events, st):
+        if not mid and st.get("fight") is not None and (st["vm"]["pending"] or {}).get("prompt") == "Use a War Bonus?":
+            mid.append(_copy(st))
+    play_game(engine, 4, 1, "random", on_move=keep)
+    assert mid, "a random game of seed 1 announces War Bonuses"
+    ev = Evaluation.for_engine(engine)
+    st = _copy(mid[0])
+    assert not ev.is_quiet(st)
+    year, phase = st["year"], st["phase"]
+    sb.quiesce(engine, ev, st, random.Random(0))
+    assert ev.is_quiet(st) and st.get("fight") is None and (st["year"], st["phase"]) != (year, phase)
+    again = _copy(st)
+    sb.quiesce(engine, ev, again, random.Random(0))
+    assert again == st          # a quiet position is left as it is
+
+    leaves, iterations = [], []
+    real, iterate = sb.quiesce, sb.MctsBot._iterate
+    monkeypatch.setattr(sb, "quiesce", lambda eng, e, s, rng, limit=400: leaves.append(s) or real(eng, e, s, rng, limit))
+    monkeypatch.setattr(sb.MctsBot, "_iterate", lambda self, *a: iterations.append(1) or iterate(self, *a))
+    st = _copy(mid[0])
+    make_bot("mcts:iterations=4,per_move=2", 0).choose(engine, st, engine.legal_moves(st))
+    assert leaves and len(leaves) == len(iterations)        # every leaf quiesced before it is valued
+    assert all(ev.is_quiet(s) or engine.is_over(s) for s in leaves)
