@@ -402,7 +402,8 @@ def compare(folder, played: Played, stored: dict | None) -> Outcome:
         o.lines.append("the engine version and every pack's content are those recorded: the change comes from "
                        "the engine's code (or from an edited golden file)")
     if provenance_changed and not o.failed:
-        o.lines.append(f"every game is the same: `{UPDATE_COMMAND}` records the new provenance (not required)")
+        o.lines.append(f"every game is the same: record the new provenance with `{UPDATE_COMMAND}` (in a commit of "
+                       "its own): the stored game log's tests (tests/test_golden.py) compare it with the pack's")
     return o
 
 
