@@ -48,6 +48,17 @@ def declared(engine, kind: str, name, example: str) -> dict:
     return decls
 
 
+def in_reading_window(engine, state, read):
+    """read(rt) in one read-only window of a runtime of `state`: what players own, what they
+    can pay, is worked out once for every formula read there (Runtime.reading)."""
+    rt = engine.runtime(state)
+    opened = rt.reading()
+    try:
+        return read(rt)
+    finally:
+        rt.done_reading(opened)
+
+
 def formula_failed(decl, field: str, what: str, player, e: Exception) -> RulespecError:
     """RS301 at the formula of a bots' declaration that failed (never a traceback)."""
     fv = decl.fields.get(field)
@@ -68,8 +79,7 @@ class Evaluation:
         self.name = name
         self.decl = decls.get(name) if name else None
         self.fn = engine.rs.fn(self.decl, "value", {"score": "number"}) if self.decl is not None else None
-        has_quiet = self.decl is not None and "quiet" in self.decl.fields
-        self.quiet_fn = engine.rs.fn(self.decl, "quiet", {}) if has_quiet else None
+        self.quiet_fn = engine.rs.fn(self.decl, "quiet", {}) if self.decl is not None else None     # None: absent
 
     @classmethod
     def for_engine(cls, engine, name: str | None = None) -> "Evaluation":
@@ -92,15 +102,14 @@ class Evaluation:
         quiescence: a capture half made is not valued). Without one, always."""
         if self.quiet_fn is None:
             return True
-        rt = self.engine.runtime(state)
-        opened = rt.reading()
+        return in_reading_window(self.engine, state, self._quiet_in)
+
+    def _quiet_in(self, rt) -> bool:
         env = rt.env = {"player": None}
         try:
             return bool(self.quiet_fn(rt, env))
         except Exception as e:      # a pack's formula failed: say which, never a traceback
             raise formula_failed(self.decl, "quiet", f"evaluation '{self.decl.id}'", None, e) from None
-        finally:
-            rt.done_reading(opened)
 
     def values(self, state, extra=None) -> dict:
         """{player: value} for every player of the game; `extra(rt, values)` adds to them in

@@ -18,7 +18,7 @@ evaluation). The bot knows neither the goals nor the measure: both come from the
 """
 from __future__ import annotations
 
-from .evaluation import declared, formula_failed, per_engine
+from .evaluation import declared, formula_failed, in_reading_window, per_engine
 
 
 class Plan:
@@ -43,16 +43,6 @@ class Plan:
         except Exception as e:      # a pack's formula failed: say which, never a traceback
             raise formula_failed(self.decl, field, f"plan '{self.decl.id}' {field}", player, e) from None
 
-    def _reading(self, state, read):
-        """read(rt) in one read-only window of a runtime of `state` (what players own, what
-        they can pay, worked out once for every formula read there)."""
-        rt = self.engine.runtime(state)
-        opened = rt.reading()
-        try:
-            return read(rt)
-        finally:
-            rt.done_reading(opened)
-
     def _goals_in(self, rt, player) -> list:
         return list(self._run("goals", self._goals, rt, player) or [])
 
@@ -60,15 +50,15 @@ class Plan:
         return float(self._run("progress", self._progress, rt, player, goal) or 0)
 
     def goals(self, state, player) -> list:
-        return self._reading(state, lambda rt: self._goals_in(rt, player))
+        return in_reading_window(self.engine, state, lambda rt: self._goals_in(rt, player))
 
     def progress(self, state, player, goal) -> float:
-        return self._reading(state, lambda rt: self.progress_in(rt, player, goal))
+        return in_reading_window(self.engine, state, lambda rt: self.progress_in(rt, player, goal))
 
     def choose_goal(self, state, player, held=None):
         """`held` while it is still a goal; else the best goal by `pick` (the first of equals),
         or None when there is none."""
-        return self._reading(state, lambda rt: self._choose_in(rt, player, held))
+        return in_reading_window(self.engine, state, lambda rt: self._choose_in(rt, player, held))
 
     def _choose_in(self, rt, player, held):
         goals = self._goals_in(rt, player)

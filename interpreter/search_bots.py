@@ -26,7 +26,7 @@ import time
 from rulespec.errors import RulespecError
 
 from .api import _copy
-from .evaluation import Evaluation
+from .evaluation import Evaluation, in_reading_window
 from .plan import Plan, PlannedEvaluation
 from .playout_policy import PlayoutPolicy
 
@@ -65,18 +65,25 @@ def _forward(engine, st, rng, stop) -> bool:
     return False
 
 
-def quiesce(engine, evaluation, st, rng, limit: int = 400) -> None:
-    """Play on `st` in place by the cheap policy, whoever decides, until the evaluation may
-    value it (its `quiet`): a look-ahead that stops in the middle of a fight (a defender's
-    War Bonus announced, the attacker's answer not yet) values the Bonus spent and not the
-    Siege it saves, so a defender never used one."""
+def _play_while(engine, st, rng, going, limit: int, choose=None) -> None:
+    """Play on `st` in place while `going(st)` holds (at most `limit` moves, none once the game
+    is over or nothing is legal): each move by `choose(moves)`, by default the cheap policy."""
     for _ in range(limit):
-        if engine.is_over(st) or evaluation.is_quiet(st):
+        if engine.is_over(st) or not going(st):
             return
         moves = engine.legal_moves(st)
         if not moves:
             return
-        engine.apply(st, policy_move(engine, st, moves, rng), check=False, transactional=False)
+        mv = choose(moves) if choose is not None else policy_move(engine, st, moves, rng)
+        engine.apply(st, mv, check=False, transactional=False)
+
+
+def quiesce(engine, evaluation, st, rng, limit: int = 400) -> None:
+    """Play on `st` in place by the cheap policy, whoever decides, until the evaluation may
+    value it (its `quiet`): a look-ahead that stops in the middle of a fight (a defender's
+    War Bonus announced, the attacker's answer not yet) values the Bonus spent and not the
+    Siege it may save, so passing looked better to a defender."""
+    _play_while(engine, st, rng, lambda x: not evaluation.is_quiet(x), limit)
 
 
 def ending_in_sight(engine, state) -> bool:
@@ -90,16 +97,13 @@ def ending_in_sight(engine, state) -> bool:
     checks = [ec["check"] for ec in engine.rs.end_conditions if ec["check"] is not None]
     if not checks:
         return False
-    rt = engine.runtime(state)
-    opened = rt.reading()
-    env = {"player": None}
-    rt.env = env
-    try:
-        return any(check(rt, env) for check in checks)
-    except Exception:       # a condition that cannot be read mid-turn: no end in sight
-        return False
-    finally:
-        rt.done_reading(opened)
+    def holds(rt) -> bool:
+        env = rt.env = {"player": None}
+        try:
+            return any(check(rt, env) for check in checks)
+        except Exception:       # a condition that cannot be read mid-turn: no end in sight
+            return False
+    return in_reading_window(engine, state, holds)
 
 
 def values(engine, evaluation, state, finish: float) -> dict:
@@ -176,14 +180,7 @@ def _not_turn_of(me):
 def _rest_of_turn(engine, st, rng, me, limit: int = 60, choose=None):
     """The deciding player's remaining decisions of this turn (a run of decisions by `me`), on
     `st` in place: each by `choose(moves)`, by default the cheap policy."""
-    for _ in range(limit):
-        if engine.is_over(st) or _decider(st) != me:
-            return
-        moves = engine.legal_moves(st)
-        if not moves:
-            return
-        mv = choose(moves) if choose is not None else policy_move(engine, st, moves, rng)
-        engine.apply(st, mv, check=False, transactional=False)
+    _play_while(engine, st, rng, lambda x: _decider(x) == me, limit, choose)
 
 
 def _tried(engine, st, mv, world, me):
