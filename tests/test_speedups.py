@@ -18,7 +18,9 @@ combination; this test checks each shortcut alone, so a fault is named):
 - a try made on a shallow copy of the state, again on a full one at its first write
   (interpreter/api.py `SHALLOW_TRIES`, constraints.NoWrites);
 - a comprehension over a list of records reading its variable's fields from the record it
-  holds rather than by its ref (interpreter/compiler.py `RECORDS_IN_LOOPS`).
+  holds rather than by its ref (interpreter/compiler.py `RECORDS_IN_LOOPS`);
+- `symbols_owned` and `owned` remembered in a read-only window (interpreter/runtime.py): the
+  score pads of every player ask each House's count once, with the totals read outside one.
 """
 from __future__ import annotations
 
