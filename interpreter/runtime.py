@@ -612,6 +612,21 @@ class Runtime(BoardMixin, FightMixin):
     def f_symbols_at_hand(self, p, symbol):
         return payment.symbols_available(self, p, symbol, {"action": self.env.get("action")}, virtual=False)
 
+    def f_symbols_in_action(self, p, symbol):
+        """What p could still pay in the Action p is running, wherever it is asked from: a bot's
+        evaluation runs outside every Action, where symbols_available cannot count the Room's
+        cards or the symbols left over from the Action's payments."""
+        a = self.memoised(("action_run_by", p), self._action_run_by, p)
+        return 0 if a is None else payment.symbols_available(self, p, symbol, {"action": a})
+
+    def _action_run_by(self, p):
+        """The Action whose own frame (the one its call opened, run by p) is on the stack."""
+        owner, actions = self.rs.block_owner, self.rs.actions
+        for fr in reversed(self.state["vm"]["frames"]):
+            if fr.get("scope") and owner.get(fr["b"]) in actions and fr["env"].get("player") == p:
+                return owner[fr["b"]]
+        return None
+
     def f_modifier(self, p, hook):
         total = 0
         for x in self.cards_of(p) + self.tiles_of(p) + self.P(p)["outside"]:

@@ -62,6 +62,7 @@ FUNCTIONS: dict[str, Sig] = {
     "flatten": Sig(("set:any",), "set:any", "the elements of a list of lists, one list after the other: flatten([p.rooms for p in players])"),
     "symbols_available": Sig(("player", "symbol"), "number", "how many of a symbol the player could pay right now"),
     "symbols_at_hand": Sig(("player", "symbol"), "number", "as symbols_available, without what a procedure run while paying could add (an Indulgence's Crown)"),
+    "symbols_in_action": Sig(("player", "symbol"), "number", "how many of a symbol the player could still pay in the Action they are running (its Room's cards, the symbols left over from its payments, and what symbols_available counts), read from anywhere (a bot's evaluation); 0 when they run none"),
     "modifier": Sig(("player", "str"), "number", "sum of the amounts of the player's abilities for a hook"),
     "space": Sig(("track", "number"), "space", "the n-th space of a track (0 = start)"),
     "spaces": Sig(("track",), "set:space", "every space of a track, in order: space(t, 0), space(t, 1)..."),
