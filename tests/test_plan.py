@@ -208,3 +208,29 @@ def test_a_plan_is_not_a_name_of_the_rules(make_pack):
     errors = [d for d in validate_pack(bad).diagnostics if d.severity == "error"]
     assert [(d.code, d.span.line) for d in errors] == [("RS105", 6)]
     assert "unknown name 'hold'" in errors[0].message
+
+
+def test_a_siege_begun_reads_as_ready_only_while_the_cavalry_left_in_the_action_can_complete_it(engine):
+    """The base pack's `siege_ready` once Troops stand in front of a City: only the Cavalry left
+    in the Wage War being run (`symbols_in_action`, 0 once it is over) can still bring Troops to
+    the Siege. Counting later Cavalry there, 1 Troop moved where 2 were needed read as ready,
+    and the lost Sieges were 1-Troop Sieges with no Troop left to retreat."""
+    from test_why import at
+    s = at(engine, given={"p.red.marker": 4, "cities.florence.troops": {"red": 3}, "p.red.troops_reserve": 3},
+           start={"perform": "wage_war", "player": "red"})
+    assert s["vm"]["pending"]["prompt"] == "Move a Troop?"
+    rt = engine.runtime(s)
+    # the Wage War Room's printed Cavalry: counted for the player running the Action, wherever
+    # asked from (a bot's evaluation runs outside it), and 0 for a player running none
+    assert rt.f_symbols_in_action("red", "cavalry") == 1
+    assert rt.f_symbols_in_action("yellow", "cavalry") == 0
+    goal = "spoleto"        # neutral, one road from Florence; a Siege of it needs 3
+    assert engine.runtime(s).formula("siege_strength_needed", (goal,), {}, {}) == 3
+    over = engine.apply(s, "no")            # "no" ends the Wage War
+
+    def ready(st, in_front):
+        st = _copy(st)
+        st["cities"][goal]["besiegers"] = {"red": in_front}
+        return engine.runtime(st).formula("siege_ready", (goal,), {}, {"player": "red"})
+    assert ready(s, 2) and not ready(s, 1)      # 2 in front + 1 Cavalry left make 3
+    assert not ready(over, 2) and ready(over, 3)
