@@ -58,8 +58,11 @@ import world_counts as wc
 # out by the pack's `prepare`, the game's `on_track_move` block, the payment label prefix and the
 # blocking pieces of a paying record from the World: 56, 53, 1; the stores of a state from the
 # kinds the pack declares (no empty `alliances` store in a pack without the kind): 56, 53, 0
-BUDGET = 56            # built-in names: globals + functions + attributes + verbs. Target: <= 60
-METHODS = 53           # Runtime g_/f_/a_/v_ methods implementing them (shrinks with BUDGET)
+# bots8 (issue 19): symbols_in_action(p, s), what p could still pay in the Action p is running,
+# read from outside it (a bot's evaluation). The pack cannot say it: which Action a player is
+# running is the VM's frame stack, and what it could pay there is the payment search: 57, 54, 0
+BUDGET = 57            # built-in names: globals + functions + attributes + verbs. Target: <= 60
+METHODS = 54           # Runtime g_/f_/a_/v_ methods implementing them (shrinks with BUDGET)
 NOUNS = 0               # tier-1 nouns in interpreter/ identifiers and strings. Target: 0
 NOUNS_PER_FILE: dict = {}   # the same, per file: a file not listed may have none
 FINAL_BUDGET, FINAL_NOUNS = 60, 0     # issue 16's acceptance criterion
