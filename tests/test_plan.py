@@ -61,7 +61,8 @@ def test_each_step_towards_a_winning_siege_is_progress(engine):
 def _position_with_cavalry(engine, seed=1):
     """(state, player, goal, home, need) from a random game: a goal of the `war` plan one road
     from a City `home` of `player`, who holds Cavalry enough to move all but one of the Troops
-    a Siege of it needs (siege_strength_needed), so that it can be made ready."""
+    a Siege of it needs (troops_needed: its strength less the War Bonuses at hand), so that it
+    can be made ready."""
     from interpreter.bots import RandomBot
     plan = Plan.for_engine(engine, "war")
     s, bot = engine.new_game(4, seed), RandomBot(seed)
@@ -70,7 +71,8 @@ def _position_with_cavalry(engine, seed=1):
         if i % 10 == 0:
             for p in s["players"]:
                 for g in plan.goals(s, p):
-                    need = engine.runtime(s).formula("siege_strength_needed", (g,), {}, {})
+                    # the Troops it needs with the War Bonuses at hand
+                    need = engine.runtime(s).formula("troops_needed", (g,), {}, {"player": p})
                     for d in board.road_neighbours(g):
                         if s["cities"][d]["controller"] == p and need >= 2:
                             st = _copy(s)
