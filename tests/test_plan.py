@@ -236,3 +236,21 @@ def test_a_siege_begun_reads_as_ready_only_while_the_cavalry_left_in_the_action_
         return engine.runtime(st).formula("siege_ready", (goal,), {}, {"player": "red"})
     assert ready(s, 2) and not ready(s, 1)      # 2 in front + 1 Cavalry left make 3
     assert not ready(over, 2) and ready(over, 3)
+
+
+def test_the_war_bonuses_at_hand_count_as_troops_a_siege_needs(engine):
+    """The base pack's `troops_needed`: a Siege's strength less the War Bonuses the player could
+    announce (a +1 token here), at least 1 Troop; `siege_ready` reads it."""
+    from test_why import at
+    goal = "spoleto"        # neutral, one road from Florence; a Siege of it needs strength 3
+
+    def needed(tokens):
+        s = at(engine, given={"p.red.war_tokens": tokens, "cities.florence.troops": {"red": 2}})
+        rt = engine.runtime(s)
+        return (rt.formula("siege_strength_needed", (goal,), {}, {}),
+                rt.formula("war_bonus_strength", (), {}, {"player": "red"}),
+                rt.formula("troops_needed", (goal,), {}, {"player": "red"}))
+    strength, bonus, troops = needed(0)
+    assert strength == 3 and troops == 3 - bonus
+    with_token = needed(1)
+    assert with_token[1] == bonus + 1 and with_token[2] == max(1, troops - 1)
