@@ -32,7 +32,7 @@ def test_hints_weigh_the_moves_of_matching_decisions_only(engine):
     policy = PlayoutPolicy.for_engine(engine)
     s = _state_with_prompt(engine, "Request an Indulgence")
     assert policy.weights(s["vm"]["pending"], ["yes", "no"]) == [0.001, 1.0]
-    assert policy.weights({"prompt": "Move a Troop?"}, ["yes", "no"]) is None
+    assert policy.weights({"prompt": "Besiege this City?"}, ["option besiege the City now", "option do not besiege"]) is None
     # a hint without `decision` applies to every decision (paying with an Indulgence)
     assert policy.weights({"prompt": "pay 2 crown"}, ["tap a crown", "run request_indulgence"]) == [1.0, 0.001]
 
