@@ -147,6 +147,23 @@ def write_pack(root: Path, files: dict) -> Path:
     return root
 
 
+def at(engine, given=None, give=None, start=None, moves=()):
+    """A position set up as a scenario does (interpreter/scenario.py): a 3-player game of seed
+    1, the `given` paths set, cards given, an Action or procedure started, moves played."""
+    from interpreter import scenario as S
+    s = engine.new_game(["red", "yellow", "green"], 1)
+    for k, v in (given or {}).items():
+        S._set(s, k, v)
+    S.refresh(engine, s)
+    if give:
+        S.give(engine, s, give)
+    if start:
+        S.start(engine, s, start)
+    for m in moves:
+        s = engine.apply(s, m)
+    return s
+
+
 @pytest.fixture
 def make_pack(tmp_path):
     def make(name: str, files: dict) -> Path:

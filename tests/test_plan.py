@@ -12,6 +12,8 @@ from interpreter.plan import Plan, PlannedEvaluation
 from rulespec.errors import RulespecError
 from rulespec.pack import load_pack
 
+from conftest import at
+
 
 @pytest.fixture(scope="module")
 def engine():
@@ -217,7 +219,6 @@ def test_a_siege_begun_reads_as_ready_only_while_the_cavalry_left_in_the_action_
     in the Wage War being run (`symbols_in_action`, 0 once it is over) can still bring Troops to
     the Siege. Counting later Cavalry there, 1 Troop moved where 2 were needed read as ready,
     and the lost Sieges were 1-Troop Sieges with no Troop left to retreat."""
-    from test_why import at
     s = at(engine, given={"p.red.marker": 4, "cities.florence.troops": {"red": 3}, "p.red.troops_reserve": 3},
            start={"perform": "wage_war", "player": "red"})
     assert s["vm"]["pending"]["prompt"] == "Move a Troop?"
@@ -241,7 +242,6 @@ def test_a_siege_begun_reads_as_ready_only_while_the_cavalry_left_in_the_action_
 def test_the_war_bonuses_at_hand_count_as_troops_a_siege_needs(engine):
     """The base pack's `troops_needed`: a Siege's strength less the War Bonuses the player could
     announce (a +1 token here), at least 1 Troop; `siege_ready` reads it."""
-    from test_why import at
     goal = "spoleto"        # neutral, one road from Florence; a Siege of it needs strength 3
 
     def needed(tokens):

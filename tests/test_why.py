@@ -6,11 +6,10 @@ import re
 
 import pytest
 
-from interpreter import scenario as S
 from interpreter.api import Engine, IllegalMove
 from rulespec.pack import load_pack
 
-from conftest import write_pack
+from conftest import at, write_pack
 
 
 @pytest.fixture(scope="module")
@@ -52,21 +51,6 @@ def variant(tmp_path_factory):
             }
         """})
     return Engine(load_pack(str(root)))
-
-
-def at(engine, given=None, give=None, start=None, moves=()):
-    """A position set up as a scenario does (interpreter/scenario.py)."""
-    s = engine.new_game(["red", "yellow", "green"], 1)
-    for k, v in (given or {}).items():
-        S._set(s, k, v)
-    S.refresh(engine, s)
-    if give:
-        S.give(engine, s, give)
-    if start:
-        S.start(engine, s, start)
-    for m in moves:
-        s = engine.apply(s, m)
-    return s
 
 
 def refused(engine, state, move):
