@@ -228,7 +228,7 @@ def test_a_siege_begun_reads_as_ready_only_while_the_cavalry_left_in_the_action_
     assert rt.f_symbols_in_action("red", "cavalry") == 1
     assert rt.f_symbols_in_action("yellow", "cavalry") == 0
     goal = "spoleto"        # neutral, one road from Florence; a Siege of it needs 3
-    assert engine.runtime(s).formula("siege_strength_needed", (goal,), {}, {}) == 3
+    assert engine.runtime(s).formula("siege_strength_needed", (goal,), {}, {"player": "red"}) == 3
     over = engine.apply(s, "no")            # "no" ends the Wage War
 
     def ready(st, in_front):
@@ -247,10 +247,27 @@ def test_the_war_bonuses_at_hand_count_as_troops_a_siege_needs(engine):
     def needed(tokens):
         s = at(engine, given={"p.red.war_tokens": tokens, "cities.florence.troops": {"red": 2}})
         rt = engine.runtime(s)
-        return (rt.formula("siege_strength_needed", (goal,), {}, {}),
+        return (rt.formula("siege_strength_needed", (goal,), {}, {"player": "red"}),
                 rt.formula("war_bonus_strength", (), {}, {"player": "red"}),
                 rt.formula("troops_needed", (goal,), {}, {"player": "red"}))
     strength, bonus, troops = needed(0)
     assert strength == 3 and troops == 3 - bonus
     with_token = needed(1)
     assert with_token[1] == bonus + 1 and with_token[2] == max(1, troops - 1)
+
+
+def test_the_strength_a_siege_needs_counts_the_agents_as_the_siege_does(engine):
+    """The base pack's `siege_strength_needed` reads the Agents as war.rules' assault does: 1
+    less for the attacker's Agent in the City, 1 more for another House's in a neutral City.
+    Left out, bots began Sieges of a neutral City holding a rival's Agent a Troop short and
+    lost them with no Troop left to retreat (Mantua and Spoleto, 1 against 2)."""
+    goal = "spoleto"        # neutral, value 2: a Siege needs 3
+
+    def needed(agent, who="red", controller=None):
+        s = at(engine, given={f"cities.{goal}.agent": agent, f"cities.{goal}.controller": controller})
+        return engine.runtime(s).formula("siege_strength_needed", (goal,), {}, {"player": who})
+    assert needed(None) == 3
+    assert needed("red") == 2                 # the attacker's Agent
+    assert needed("yellow") == 4              # a rival's Agent in a neutral City
+    assert needed("yellow", controller="green") == 3   # a House's City: no such +1
+    assert needed("red", controller="green") == 2
