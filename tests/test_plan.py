@@ -258,9 +258,8 @@ def test_the_war_bonuses_at_hand_count_as_troops_a_siege_needs(engine):
 
 def test_the_strength_a_siege_needs_counts_the_agents_as_the_siege_does(engine):
     """The base pack's `siege_strength_needed` reads the Agents as war.rules' assault does: 1
-    less for the attacker's Agent in the City, 1 more for another House's in a neutral City.
-    Left out, bots began Sieges of a neutral City holding a rival's Agent a Troop short and
-    lost them with no Troop left to retreat (Mantua and Spoleto, 1 against 2)."""
+    less for the attacker's Agent in the City, 1 more for another House's in a neutral City
+    (left out, a bot misread such a City's Siege by a Troop)."""
     goal = "spoleto"        # neutral, value 2: a Siege needs 3
 
     def needed(agent, who="red", controller=None):
