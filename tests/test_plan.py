@@ -108,6 +108,10 @@ def test_a_troop_moved_in_front_is_progress_only_while_the_siege_can_reach_its_s
     short, short_ready = progress(need - 1, 0)
     one_moved, moved_ready = progress(need - 2, 1)
     assert not short_ready and not moved_ready and one_moved < short
+    # and counts for less than no Troop at all: it will be lost alone, where sent elsewhere (to
+    # another Siege) it may win
+    gone, _ = progress(need - 2, 0)
+    assert one_moved < gone
 
 
 def test_a_wage_war_room_within_the_markers_next_move_is_progress_more_so_when_ready(engine):
