@@ -44,12 +44,15 @@ def play_one(engine, strong, weak, players, seed, seat, options):
     specs[seat] = strong
     counts = collections.Counter()
     per_side = collections.defaultdict(collections.Counter)
+    fights = []         # each Siege and Battle with its Year: what a count alone does not say
 
     def on_move(turn, move, events, state):
         side = (turn["pending"] or {}).get("player")
         per_side[side]["decisions"] += 1
         for e in structured(events):
             k = e["event"]
+            if k in ("siege_resolved", "battle_fought"):
+                fights.append({"year": turn["year"]} | {f: v for f, v in e.items() if f != "event"} | {"event": k})
             if k == "siege_resolved":
                 counts["sieges_won" if e.get("result") == "won" else "sieges_lost"] += 1
             elif k in COUNTED:
@@ -63,7 +66,7 @@ def play_one(engine, strong, weak, players, seed, seat, options):
             "years": state["year"], "decisions": len(moves), "ended_by_rules": not state.get("unfinished"),
             "decisions_by_bot": {specs[i]: per_side[c]["decisions"] for i, c in enumerate(colours) if i == seat}
             | {"weak_mean": sum(per_side[c]["decisions"] for i, c in enumerate(colours) if i != seat) / (players - 1)},
-            "events": dict(counts), "cpu_seconds": round(time.process_time() - t, 2)}
+            "events": dict(counts), "fights": fights, "cpu_seconds": round(time.process_time() - t, 2)}
 
 
 def _strong_decisions(g) -> float:

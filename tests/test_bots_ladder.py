@@ -51,3 +51,18 @@ def test_a_tagged_merge_files_new_bots_beside_the_old_rung_of_the_same_name(tmp_
     assert data["rungs"][rung]["summary"]["strong_win_rate"] == 0.0
     assert data["rungs"][f"{rung} [abc123]"]["summary"]["strong_win_rate"] == 1.0
     assert ladder.merge([new], out)["rungs"][rung]["summary"]["strong_win_rate"] == 0.0   # untagged: hidden
+
+
+def test_a_ladder_game_lists_each_siege_it_counts():
+    """Each game keeps its Sieges and Battles (Year, City, sides, strengths, result) beside the
+    counts, so that a rung's lost Sieges can be read without replaying it."""
+    from interpreter.api import engine_for
+    for seed in range(20):
+        g = ladder.play_one(engine_for("base_3to5"), "random", "random", 3, seed, 0, {"max_years": 12})
+        sieges = [f for f in g["fights"] if f["event"] == "siege_resolved"]
+        if sieges:
+            break
+    assert sieges, "no Siege in 20 short random games"
+    assert len(sieges) == g["events"].get("sieges_won", 0) + g["events"].get("sieges_lost", 0)
+    assert all(f["city"] and f["attacker"] and f["result"] in ("won", "lost") and 1 <= f["year"] <= g["years"]
+               for f in sieges)
