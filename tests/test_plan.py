@@ -274,3 +274,24 @@ def test_the_strength_a_siege_needs_counts_the_agents_as_the_siege_does(engine):
     assert needed("yellow") == 4              # a rival's Agent in a neutral City
     assert needed("yellow", controller="green") == 3   # a House's City: no such +1
     assert needed("red", controller="green") == 2
+
+
+def test_a_cavalry_card_just_bought_is_progress_before_it_can_pay(engine):
+    """The base pack's `war_progress`: a card bought cannot pay until the purchases settle at the
+    end of the phase (game.fresh), beyond the search's turn; its Cavalry still counts, so a
+    player short of Cavalry for a Siege sees a Cavalry card as progress when buying it."""
+    s = engine.new_game(4, 0)
+    plan, goal, home = _goal_beside_an_own_city(engine, s, "blue")
+
+    def measured(bought: bool):
+        st = _copy(s)
+        if bought:
+            slot = next(c for c in st["p"]["blue"]["court"] if c["open"] and c["card"] is None)
+            slot["card"], slot["exhausted"] = "gonfalonier#1", False
+            st["fresh"] = ["gonfalonier#1"]
+        rt = engine.runtime(st)
+        cavalry = rt.f_symbols_available("blue", "cavalry")
+        return plan.progress(st, "blue", goal), cavalry
+    (before, cav_before), (after, cav_after) = measured(False), measured(True)
+    assert cav_after == cav_before                  # not payable yet
+    assert after > before
