@@ -52,7 +52,7 @@ def play_one(engine, strong, weak, players, seed, seat, options):
         for e in structured(events):
             k = e["event"]
             if k in ("siege_resolved", "battle_fought"):
-                fights.append({"year": turn["year"]} | {f: v for f, v in e.items() if f != "event"} | {"event": k})
+                fights.append({"year": turn["year"], **e})
             if k == "siege_resolved":
                 counts["sieges_won" if e.get("result") == "won" else "sieges_lost"] += 1
             elif k in COUNTED:
