@@ -416,10 +416,12 @@ class Compiler:
         if ct is not None:
             # a field of a catalogue kind (`kind card { field pp: number }`): what the thing's
             # declaration gives, read straight from the catalogue
-            # (a plain value of the catalogue entry, remembered per ruleset, when no thing has
-            # variables of its own: Runtime.catalogue_field's first answer, without the call)
+            # (a plain value of the catalogue entry, remembered per ruleset, when this thing has
+            # no variables of its own: Runtime.catalogue_field's first answer, without the call;
+            # one Cathedral's `city` among the variables no longer sends every read to the call)
             (o, bind), v = self._bound(obj), self._tmp()
-            return (f"(None if {bind} is None else {v} if ({o}.__class__ is str and not rt.state.get('vars') "
+            return (f"(None if {bind} is None else {v} if ({o}.__class__ is str "
+                    f"and {o} not in (rt.state.get('vars') or ()) "
                     f"and ({v} := rt.rs.static_attrs.get(({o}, {name!r}), _UNSET)) is not _UNSET) "
                     f"else rt.catalogue_field({o}, {name!r}, {env}))"), ct
         if name == "id" and (base, "id") in self.catalogue_ids:
