@@ -222,14 +222,24 @@ class _Reads:
     of other players' things ("*" = all of them; "court.card" = the field of the records in
     a list, "court.*" = all their fields)."""
 
-    __slots__ = ("top", "own", "other")
+    __slots__ = ("top", "own", "other", "_learnt")
 
     def __init__(self):
         self.top, self.own, self.other = set(), set(), set()
+        self._learnt = {}       # player -> the reads (role, key) already learnt evaluating for it
 
     def learn(self, log, player, everything: "_Reads") -> bool:
         """Add what one evaluation read (also to `everything`: what any constraint read);
-        whether this constraint read a key it had not read before."""
+        whether this constraint read a key it had not read before. A read already learnt for
+        the same player adds nothing (its names depend on the read and the player alone): most
+        evaluations read what they read before, and only the new reads are gone through."""
+        learnt = self._learnt.get(player)
+        if learnt is None:
+            learnt = self._learnt[player] = set()
+        elif log <= learnt:
+            return False
+        log = log - learnt
+        learnt |= log
         known = len(self.top) + len(self.own) + len(self.other)
         for role, key in log:
             if role is None:
