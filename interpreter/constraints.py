@@ -120,15 +120,17 @@ class _LazyWatched(_Watched):
         if dict.__contains__(self, k):
             dict.__setitem__(self, k, _watched_records(dict.__getitem__(self, k), self.log, (self.role, k)))
 
-    def __getitem__(self, k):
+    def __getitem__(self, k):       # _Watched's, after the wrapping: one call per read
         if k in self.pending:
             self._wrap(k)
-        return _Watched.__getitem__(self, k)
+        self.log.cur.add((self.role, k))
+        return dict.__getitem__(self, k)
 
     def get(self, k, default=None):
         if k in self.pending:
             self._wrap(k)
-        return _Watched.get(self, k, default)
+        self.log.cur.add((self.role, k))
+        return dict.get(self, k, default)
 
     def _all(self):
         for k in list(self.pending):
@@ -197,11 +199,18 @@ def _watched_records(v, log: ReadLog, role):
     Anything else is returned as it is."""
     kind = _WatchedRecord if role[0] is None else _Watched     # the state's own records: counts by key
     if type(v) is list:
-        if v and type(v[0]) is dict:
-            return [_watched(x, log, role, kind) for x in v]
+        if not v or type(v[0]) is not dict:
+            return v
+        out = list(map(kind, v))
+        records = out
     elif type(v) is dict and v and all(type(x) is dict for x in v.values()):
-        return {k: _watched(x, log, role, kind) for k, x in v.items()}
-    return v
+        out = dict(zip(v, map(kind, v.values())))
+        records = out.values()
+    else:
+        return v
+    for w in records:           # what _watched does, without a call for each record
+        w.log, w.role = log, role
+    return out
 
 
 def _watched_state(st: dict, log: ReadLog) -> _Watched:
