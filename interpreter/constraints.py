@@ -162,14 +162,14 @@ class _WatchedRecord(_Watched):
     def __getitem__(self, k):
         v = dict.__getitem__(self, k)
         if type(v) is dict:
-            return _keyed(v, self.log, self.role, k)
+            return _keyed(v, self, k)
         self.log.cur.add((self.role, k))
         return v
 
     def get(self, k, default=None):
         v = dict.get(self, k, _MISSING)
         if type(v) is dict:
-            return _keyed(v, self.log, self.role, k)
+            return _keyed(v, self, k)
         self.log.cur.add((self.role, k))
         return default if v is _MISSING else v
 
@@ -184,9 +184,10 @@ class _Keyed(_Watched):
         self.log.cur.add(self.whole)
 
 
-def _keyed(d: dict, log: ReadLog, rec_role, field) -> _Keyed:
-    w = _watched(d, log, rec_role + (field,), _Keyed)
-    w.whole = (rec_role, field)
+def _keyed(d: dict, rec: _WatchedRecord, field) -> _Keyed:
+    """The dict field `field` of the watched record `rec`, watched key by key."""
+    w = _Keyed(d)
+    w.log, w.role, w.whole = rec.log, rec.role + (field,), (rec.role, field)
     return w
 
 
