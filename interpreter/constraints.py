@@ -300,6 +300,9 @@ class _Changes:
         return bool(self.top or self.by_player)
 
 
+_UNCHANGED = _Changes(frozenset(), {})      # what most checks find: one for all of them
+
+
 class Writes:
     """What a move may have changed in the state (Runtime.wrote): keys of the state (`top`) and
     keys of the sides' records (`side`, any side). The VM and the primitives note every write
@@ -436,6 +439,8 @@ class _Snapshot:
                 hit |= _key_changes(k, mine, old)
             if hit:
                 by_player[q] = hit
+        if not top and not by_player:
+            return _UNCHANGED
         _by_key(top, by_player)
         return _Changes(top, by_player)
 
@@ -460,6 +465,8 @@ class _Snapshot:
                 hit = _key_changes(k, mine, old)
                 if hit:
                     by_player[q] = by_player.get(q, set()) | hit
+        if not top and not by_player:
+            return _UNCHANGED
         _by_key(top, by_player)
         return _Changes(top, by_player)
 
@@ -478,11 +485,13 @@ class _Snapshot:
             _put(snap, k, st.get(k, _MISSING))
         for q, mine in st["p"].items():
             old = self.p.setdefault(q, {})
-            hit = None if changes is None else changes.by_player.get(q, set())
+            hit = None if changes is None else changes.by_player.get(q, _NONE)
             if hit is None or every_key or _ANY in hit:
                 keys = mine.keys() | old.keys() if every_key else own_bases.set
             else:
-                keys = _bases(hit) | (own_bases.set - old.keys())
+                keys = own_bases.set - old.keys()       # watched since (mostly none)
+                if hit:
+                    keys |= _bases(hit)
             for k in keys:
                 _put(old, k, mine.get(k, _MISSING))
 
