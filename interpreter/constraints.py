@@ -281,9 +281,10 @@ class _Reads:
             return ()
         by_player = changes.by_player
         others_hit = [q for q, keys in by_player.items() if _ANY in other or not other.isdisjoint(keys)]
-        return [p for p in players
-                if any(q != p for q in others_hit)
-                or (p in by_player and (_ANY in own or not own.isdisjoint(by_player[p])))]
+        if len(others_hit) > 1:
+            return players          # each of them has another player's change to read
+        own_hit = [q for q, keys in by_player.items() if _ANY in own or not own.isdisjoint(keys)]
+        return [p for p in players if p in own_hit or (others_hit and others_hit[0] != p)]
 
 
 class _Changes:
@@ -448,12 +449,11 @@ class _Snapshot:
         top_bases, own_bases = self.keys(watched)
         top, by_player = set(), {}
         snap = self.top
-        for k in wrote.top:
-            if k in top_bases.set:
-                top |= _key_changes(k, st, snap, True)
-        sides = st["p"]
+        for k in wrote.top & top_bases.set:
+            top |= _key_changes(k, st, snap, True)
+        sides, watched_keys = st["p"], own_bases.set
         for k, whos in wrote.side.items():
-            if k not in own_bases.set:
+            if k not in watched_keys:
                 continue
             for q in (sides if None in whos else whos):
                 mine, old = sides.get(q), self.p.get(q)
