@@ -289,19 +289,21 @@ class _Reads:
 
 class _Changes:
     """What differs between the state and the snapshot, among the keys any constraint read:
-    keys of the state, and keys of each player's things."""
+    keys of the state, and keys of each player's things (with their fields, as _Reads names
+    them); `keys`: the keys themselves whose values differ, under None for the state's and
+    under a side for its own (what the snapshot's update copies)."""
 
-    __slots__ = ("top", "by_player", "any_player")
+    __slots__ = ("top", "by_player", "any_player", "keys")
 
-    def __init__(self, top: set, by_player: dict):
-        self.top, self.by_player = top, by_player
+    def __init__(self, top: set, by_player: dict, keys: dict):
+        self.top, self.by_player, self.keys = top, by_player, keys
         self.any_player = set().union(*by_player.values()) if by_player else set()
 
     def __bool__(self):
         return bool(self.top or self.by_player)
 
 
-_UNCHANGED = _Changes(frozenset(), {})      # what most checks find: one for all of them
+_UNCHANGED = _Changes(frozenset(), {}, {})      # what most checks find: one for all of them
 
 
 class Writes:
@@ -421,11 +423,14 @@ class _Snapshot:
             return self._written(st, watched, wrote)
         top_bases, own_bases = self.keys(watched)
         snap = self.top
-        top = set()
+        top, keys = set(), {}
         every_top = _ANY in watched.top
         if every_top or not self._same(None, st, snap, top_bases):
             for k in ((k for k in st if k != "p") if every_top else top_bases.names):
-                top |= _key_changes(k, st, snap, True)
+                hit = _key_changes(k, st, snap, True)
+                if hit:
+                    top |= hit
+                    keys.setdefault(None, set()).add(k)
         by_player = {}
         every_key = _ANY in watched.own
         for q, mine in st["p"].items():
@@ -437,20 +442,26 @@ class _Snapshot:
                 continue
             hit = set()
             for k in (mine.keys() | old.keys() if every_key else own_bases.names):
-                hit |= _key_changes(k, mine, old)
+                got = _key_changes(k, mine, old)
+                if got:
+                    hit |= got
+                    keys.setdefault(q, set()).add(k)
             if hit:
                 by_player[q] = hit
         if not top and not by_player:
             return _UNCHANGED
         _by_key(top, by_player)
-        return _Changes(top, by_player)
+        return _Changes(top, by_player, keys)
 
     def _written(self, st: dict, watched: _Reads, wrote: Writes) -> _Changes:
         top_bases, own_bases = self.keys(watched)
-        top, by_player = set(), {}
+        top, by_player, keys = set(), {}, {}
         snap = self.top
         for k in wrote.top & top_bases.set:
-            top |= _key_changes(k, st, snap, True)
+            hit = _key_changes(k, st, snap, True)
+            if hit:
+                top |= hit
+                keys.setdefault(None, set()).add(k)
         sides, watched_keys = st["p"], own_bases.set
         for k, whos in wrote.side.items():
             if k not in watched_keys:
@@ -465,10 +476,11 @@ class _Snapshot:
                 hit = _key_changes(k, mine, old)
                 if hit:
                     by_player[q] = by_player.get(q, set()) | hit
+                    keys.setdefault(q, set()).add(k)
         if not top and not by_player:
             return _UNCHANGED
         _by_key(top, by_player)
-        return _Changes(top, by_player)
+        return _Changes(top, by_player, keys)
 
     def update(self, st: dict, watched: _Reads, changes: _Changes | None):
         """Make the snapshot hold `st`'s value under every watched key: those that differed
@@ -480,7 +492,7 @@ class _Snapshot:
         if changes is None or every_top:
             keys = {k for k in st if k != "p"} if every_top else top_bases.set
         else:
-            keys = _bases(changes.top) | (top_bases.set - snap.keys())
+            keys = changes.keys.get(None, _NONE) | (top_bases.set - snap.keys())
         for k in keys:
             _put(snap, k, st.get(k, _MISSING))
         for q, mine in st["p"].items():
@@ -491,7 +503,7 @@ class _Snapshot:
             else:
                 keys = own_bases.set - old.keys()       # watched since (mostly none)
                 if hit:
-                    keys |= _bases(hit)
+                    keys |= changes.keys.get(q, _NONE)
             for k in keys:
                 _put(old, k, mine.get(k, _MISSING))
 
