@@ -138,16 +138,11 @@ class _LazyWatched(_Watched):
         _Watched._all(self)
 
 
-def _lazy(d: dict, log: ReadLog, role, skip=()) -> _LazyWatched:
-    w = _watched(d, log, role, _LazyWatched)
-    w.pending = set(d) - set(skip)
-    return w
-
-
-def _watched(d: dict, log: ReadLog, role, kind: type = _Watched) -> _Watched:
-    """A copy of `d` of that kind of _Watched, noting its reads in `log` as `role`."""
-    w = kind(d)
-    w.log, w.role = log, role
+def _lazy(d: dict, log: ReadLog, role) -> _LazyWatched:
+    """A copy of `d` noting its reads in `log` as `role`, its values watched from their first
+    read on."""
+    w = _LazyWatched(d)
+    w.log, w.role, w.pending = log, role, set(d)
     return w
 
 
@@ -209,7 +204,7 @@ def _watched_records(v, log: ReadLog, role):
         records = out.values()
     else:
         return v
-    for w in records:           # what _watched does, without a call for each record
+    for w in records:           # each copy notes its reads in `log`, as `role`
         w.log, w.role = log, role
     return out
 
@@ -217,7 +212,8 @@ def _watched_records(v, log: ReadLog, role):
 def _watched_state(st: dict, log: ReadLog) -> _Watched:
     """The state as constraints read it: its keys, each player's keys, and the fields of the
     records under them are noted."""
-    view = _lazy(st, log, None, ("p",))
+    view = _lazy(st, log, None)
+    view.pending.discard("p")
     players = {q: _lazy(d, log, q) for q, d in st["p"].items()}
     dict.__setitem__(view, "p", players)
     return view
@@ -303,7 +299,8 @@ class _Changes:
         return bool(self.top or self.by_player)
 
 
-_UNCHANGED = _Changes(frozenset(), {}, {})      # what most checks find: one for all of them
+# What changes() returns whenever nothing differs (most checks): one for all, told by identity.
+_UNCHANGED = _Changes(frozenset(), {}, {})
 
 
 class Writes:
@@ -638,7 +635,7 @@ class ConstraintChecker:
             changes = self.snapshot.changes(st, self.read_by_any, wrote)
             if VERIFY_WRITES and wrote is not None:
                 _verify(changes, self.snapshot.changes(st, self.read_by_any), wrote)
-            if not changes:
+            if changes is _UNCHANGED:
                 self.passed = (st, st["vm"]["pending"]) if keep else None
                 return          # nothing any constraint ever read differs (most moves)
         todo = []
