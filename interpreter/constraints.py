@@ -113,27 +113,27 @@ class _LazyWatched(_Watched):
     every record of the state for each check cost a third of the check. Reading them all
     (iterating, comparing, copying) wraps the rest first, so every read is noted as before."""
 
-    __slots__ = ("pending",)
+    __slots__ = ("done",)      # the keys whose values are watched already (or need not be)
 
     def _wrap(self, k):
-        self.pending.discard(k)
+        self.done.add(k)
         if dict.__contains__(self, k):
             dict.__setitem__(self, k, _watched_records(dict.__getitem__(self, k), self.log, (self.role, k)))
 
     def __getitem__(self, k):       # _Watched's, after the wrapping: one call per read
-        if k in self.pending:
+        if k not in self.done:
             self._wrap(k)
         self.log.cur.add((self.role, k))
         return dict.__getitem__(self, k)
 
     def get(self, k, default=None):
-        if k in self.pending:
+        if k not in self.done:
             self._wrap(k)
         self.log.cur.add((self.role, k))
         return dict.get(self, k, default)
 
     def _all(self):
-        for k in list(self.pending):
+        for k in dict.keys(self) - self.done:
             self._wrap(k)
         _Watched._all(self)
 
@@ -142,7 +142,7 @@ def _lazy(d: dict, log: ReadLog, role) -> _LazyWatched:
     """A copy of `d` noting its reads in `log` as `role`, its values watched from their first
     read on."""
     w = _LazyWatched(d)
-    w.log, w.role, w.pending = log, role, set(d)
+    w.log, w.role, w.done = log, role, set()
     return w
 
 
@@ -213,7 +213,7 @@ def _watched_state(st: dict, log: ReadLog) -> _Watched:
     """The state as constraints read it: its keys, each player's keys, and the fields of the
     records under them are noted."""
     view = _lazy(st, log, None)
-    view.pending.discard("p")
+    view.done.add("p")
     players = {q: _lazy(d, log, q) for q, d in st["p"].items()}
     dict.__setitem__(view, "p", players)
     return view
