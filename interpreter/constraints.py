@@ -113,39 +113,36 @@ class _LazyWatched(_Watched):
     every record of the state for each check cost a third of the check. Reading them all
     (iterating, comparing, copying) wraps the rest first, so every read is noted as before."""
 
-    __slots__ = ("pending",)
+    __slots__ = ("done",)      # the keys whose values are watched already (or need not be)
 
     def _wrap(self, k):
-        self.pending.discard(k)
+        self.done.add(k)
         if dict.__contains__(self, k):
             dict.__setitem__(self, k, _watched_records(dict.__getitem__(self, k), self.log, (self.role, k)))
 
-    def __getitem__(self, k):
-        if k in self.pending:
+    def __getitem__(self, k):       # _Watched's, after the wrapping: one call per read
+        if k not in self.done:
             self._wrap(k)
-        return _Watched.__getitem__(self, k)
+        self.log.cur.add((self.role, k))
+        return dict.__getitem__(self, k)
 
     def get(self, k, default=None):
-        if k in self.pending:
+        if k not in self.done:
             self._wrap(k)
-        return _Watched.get(self, k, default)
+        self.log.cur.add((self.role, k))
+        return dict.get(self, k, default)
 
     def _all(self):
-        for k in list(self.pending):
+        for k in dict.keys(self) - self.done:
             self._wrap(k)
         _Watched._all(self)
 
 
-def _lazy(d: dict, log: ReadLog, role, skip=()) -> _LazyWatched:
-    w = _watched(d, log, role, _LazyWatched)
-    w.pending = set(d) - set(skip)
-    return w
-
-
-def _watched(d: dict, log: ReadLog, role, kind: type = _Watched) -> _Watched:
-    """A copy of `d` of that kind of _Watched, noting its reads in `log` as `role`."""
-    w = kind(d)
-    w.log, w.role = log, role
+def _lazy(d: dict, log: ReadLog, role) -> _LazyWatched:
+    """A copy of `d` noting its reads in `log` as `role`, its values watched from their first
+    read on."""
+    w = _LazyWatched(d)
+    w.log, w.role, w.done = log, role, set()
     return w
 
 
@@ -160,14 +157,14 @@ class _WatchedRecord(_Watched):
     def __getitem__(self, k):
         v = dict.__getitem__(self, k)
         if type(v) is dict:
-            return _keyed(v, self.log, self.role, k)
+            return _keyed(v, self, k)
         self.log.cur.add((self.role, k))
         return v
 
     def get(self, k, default=None):
         v = dict.get(self, k, _MISSING)
         if type(v) is dict:
-            return _keyed(v, self.log, self.role, k)
+            return _keyed(v, self, k)
         self.log.cur.add((self.role, k))
         return default if v is _MISSING else v
 
@@ -182,9 +179,10 @@ class _Keyed(_Watched):
         self.log.cur.add(self.whole)
 
 
-def _keyed(d: dict, log: ReadLog, rec_role, field) -> _Keyed:
-    w = _watched(d, log, rec_role + (field,), _Keyed)
-    w.whole = (rec_role, field)
+def _keyed(d: dict, rec: _WatchedRecord, field) -> _Keyed:
+    """The dict field `field` of the watched record `rec`, watched key by key."""
+    w = _Keyed(d)
+    w.log, w.role, w.whole = rec.log, rec.role + (field,), (rec.role, field)
     return w
 
 
@@ -197,17 +195,25 @@ def _watched_records(v, log: ReadLog, role):
     Anything else is returned as it is."""
     kind = _WatchedRecord if role[0] is None else _Watched     # the state's own records: counts by key
     if type(v) is list:
-        if v and type(v[0]) is dict:
-            return [_watched(x, log, role, kind) for x in v]
+        if not v or type(v[0]) is not dict:
+            return v
+        out = list(map(kind, v))
+        records = out
     elif type(v) is dict and v and all(type(x) is dict for x in v.values()):
-        return {k: _watched(x, log, role, kind) for k, x in v.items()}
-    return v
+        out = dict(zip(v, map(kind, v.values())))
+        records = out.values()
+    else:
+        return v
+    for w in records:           # each copy notes its reads in `log`, as `role`
+        w.log, w.role = log, role
+    return out
 
 
 def _watched_state(st: dict, log: ReadLog) -> _Watched:
     """The state as constraints read it: its keys, each player's keys, and the fields of the
     records under them are noted."""
-    view = _lazy(st, log, None, ("p",))
+    view = _lazy(st, log, None)
+    view.done.add("p")
     players = {q: _lazy(d, log, q) for q, d in st["p"].items()}
     dict.__setitem__(view, "p", players)
     return view
@@ -222,14 +228,24 @@ class _Reads:
     of other players' things ("*" = all of them; "court.card" = the field of the records in
     a list, "court.*" = all their fields)."""
 
-    __slots__ = ("top", "own", "other")
+    __slots__ = ("top", "own", "other", "_learnt")
 
     def __init__(self):
         self.top, self.own, self.other = set(), set(), set()
+        self._learnt = {}       # player -> the reads (role, key) already learnt evaluating for it
 
     def learn(self, log, player, everything: "_Reads") -> bool:
         """Add what one evaluation read (also to `everything`: what any constraint read);
-        whether this constraint read a key it had not read before."""
+        whether this constraint read a key it had not read before. A read already learnt for
+        the same player adds nothing (its names depend on the read and the player alone): most
+        evaluations read what they read before, and only the new reads are gone through."""
+        learnt = self._learnt.get(player)
+        if learnt is None:
+            learnt = self._learnt[player] = set()
+        elif log <= learnt:
+            return False
+        log = log - learnt
+        learnt |= log
         known = len(self.top) + len(self.own) + len(self.other)
         for role, key in log:
             if role is None:
@@ -261,23 +277,30 @@ class _Reads:
             return ()
         by_player = changes.by_player
         others_hit = [q for q, keys in by_player.items() if _ANY in other or not other.isdisjoint(keys)]
-        return [p for p in players
-                if any(q != p for q in others_hit)
-                or (p in by_player and (_ANY in own or not own.isdisjoint(by_player[p])))]
+        if len(others_hit) > 1:
+            return players          # each of them has another player's change to read
+        own_hit = [q for q, keys in by_player.items() if _ANY in own or not own.isdisjoint(keys)]
+        return [p for p in players if p in own_hit or (others_hit and others_hit[0] != p)]
 
 
 class _Changes:
     """What differs between the state and the snapshot, among the keys any constraint read:
-    keys of the state, and keys of each player's things."""
+    keys of the state, and keys of each player's things (with their fields, as _Reads names
+    them); `keys`: the keys themselves whose values differ, under None for the state's and
+    under a side for its own (what the snapshot's update copies)."""
 
-    __slots__ = ("top", "by_player", "any_player")
+    __slots__ = ("top", "by_player", "any_player", "keys")
 
-    def __init__(self, top: set, by_player: dict):
-        self.top, self.by_player = top, by_player
+    def __init__(self, top: set, by_player: dict, keys: dict):
+        self.top, self.by_player, self.keys = top, by_player, keys
         self.any_player = set().union(*by_player.values()) if by_player else set()
 
     def __bool__(self):
         return bool(self.top or self.by_player)
+
+
+# What changes() returns whenever nothing differs (most checks): one for all, told by identity.
+_UNCHANGED = _Changes(frozenset(), {}, {})
 
 
 class Writes:
@@ -397,11 +420,14 @@ class _Snapshot:
             return self._written(st, watched, wrote)
         top_bases, own_bases = self.keys(watched)
         snap = self.top
-        top = set()
+        top, keys = set(), {}
         every_top = _ANY in watched.top
         if every_top or not self._same(None, st, snap, top_bases):
             for k in ((k for k in st if k != "p") if every_top else top_bases.names):
-                top |= _key_changes(k, st, snap, True)
+                hit = _key_changes(k, st, snap, True)
+                if hit:
+                    top |= hit
+                    keys.setdefault(None, set()).add(k)
         by_player = {}
         every_key = _ANY in watched.own
         for q, mine in st["p"].items():
@@ -413,22 +439,29 @@ class _Snapshot:
                 continue
             hit = set()
             for k in (mine.keys() | old.keys() if every_key else own_bases.names):
-                hit |= _key_changes(k, mine, old)
+                got = _key_changes(k, mine, old)
+                if got:
+                    hit |= got
+                    keys.setdefault(q, set()).add(k)
             if hit:
                 by_player[q] = hit
+        if not top and not by_player:
+            return _UNCHANGED
         _by_key(top, by_player)
-        return _Changes(top, by_player)
+        return _Changes(top, by_player, keys)
 
     def _written(self, st: dict, watched: _Reads, wrote: Writes) -> _Changes:
         top_bases, own_bases = self.keys(watched)
-        top, by_player = set(), {}
+        top, by_player, keys = set(), {}, {}
         snap = self.top
-        for k in wrote.top:
-            if k in top_bases.set:
-                top |= _key_changes(k, st, snap, True)
-        sides = st["p"]
+        for k in wrote.top & top_bases.set:
+            hit = _key_changes(k, st, snap, True)
+            if hit:
+                top |= hit
+                keys.setdefault(None, set()).add(k)
+        sides, watched_keys = st["p"], own_bases.set
         for k, whos in wrote.side.items():
-            if k not in own_bases.set:
+            if k not in watched_keys:
                 continue
             for q in (sides if None in whos else whos):
                 mine, old = sides.get(q), self.p.get(q)
@@ -440,8 +473,11 @@ class _Snapshot:
                 hit = _key_changes(k, mine, old)
                 if hit:
                     by_player[q] = by_player.get(q, set()) | hit
+                    keys.setdefault(q, set()).add(k)
+        if not top and not by_player:
+            return _UNCHANGED
         _by_key(top, by_player)
-        return _Changes(top, by_player)
+        return _Changes(top, by_player, keys)
 
     def update(self, st: dict, watched: _Reads, changes: _Changes | None):
         """Make the snapshot hold `st`'s value under every watched key: those that differed
@@ -453,16 +489,18 @@ class _Snapshot:
         if changes is None or every_top:
             keys = {k for k in st if k != "p"} if every_top else top_bases.set
         else:
-            keys = _bases(changes.top) | (top_bases.set - snap.keys())
+            keys = changes.keys.get(None, _NONE) | (top_bases.set - snap.keys())
         for k in keys:
             _put(snap, k, st.get(k, _MISSING))
         for q, mine in st["p"].items():
             old = self.p.setdefault(q, {})
-            hit = None if changes is None else changes.by_player.get(q, set())
+            hit = None if changes is None else changes.by_player.get(q, _NONE)
             if hit is None or every_key or _ANY in hit:
                 keys = mine.keys() | old.keys() if every_key else own_bases.set
             else:
-                keys = _bases(hit) | (own_bases.set - old.keys())
+                keys = own_bases.set - old.keys()       # watched since (mostly none)
+                if hit:
+                    keys |= changes.keys.get(q, _NONE)
             for k in keys:
                 _put(old, k, mine.get(k, _MISSING))
 
@@ -597,7 +635,7 @@ class ConstraintChecker:
             changes = self.snapshot.changes(st, self.read_by_any, wrote)
             if VERIFY_WRITES and wrote is not None:
                 _verify(changes, self.snapshot.changes(st, self.read_by_any), wrote)
-            if not changes:
+            if changes is _UNCHANGED:
                 self.passed = (st, st["vm"]["pending"]) if keep else None
                 return          # nothing any constraint ever read differs (most moves)
         todo = []
