@@ -365,14 +365,13 @@ def x_require(rt, fr, ins, returned):
 
 
 def x_call(rt, fr, ins, returned):
-    _, sp, verb, args, kw = ins
     if returned or fr["k"] is not None:
         _next(fr)
         return
     env = fr["env"]
-    values, kwargs = [a(rt, env) for a in args], {k: f(rt, env) for k, f in kw.items()}
+    values, kwargs = ins[3](rt, env)        # (compiler.Compiler.call)
     rt.memo = None          # (run: the window closes before the change)
-    result = rt.verb(verb, env, values, kwargs, sp)
+    result = rt.verb(ins[2], env, values, kwargs, ins[1])
     if result is not None:        # the verb runs rules of its own: (block, env)
         _enter(rt, fr, result[0], result[1], scope=True)
         return
