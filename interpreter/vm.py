@@ -216,19 +216,27 @@ def _passing(rt, env, var, it, where, distinct_from=None) -> list:
     """The elements of `it` that pass `where` (with `var` bound to each), read in one read-only
     window so the constraint checker sees what they depended on. With `distinct_from` (the
     elements already chosen), each element once and none of those."""
-    items = []
-    local = dict(env)
     opened = rt.reading()
     try:
+        if where is None:       # (compiler.FILTERED_LOOPS: `it` gives only the elements that pass)
+            if distinct_from is None:
+                return list(it(rt, env) or ())
+            items = []
+            for x in it(rt, env) or ():
+                if not (x in distinct_from or x in items):
+                    items.append(x)
+            return items
+        items = []
+        local = dict(env)
         for x in it(rt, env) or ():
             if distinct_from is not None and (x in distinct_from or x in items):
                 continue
             local[var] = x
-            if where is None or where(rt, local):
+            if where(rt, local):
                 items.append(x)
+        return items
     finally:
         rt.done_reading(opened)
-    return items
 
 
 def x_for(rt, fr, ins, returned):
