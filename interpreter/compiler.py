@@ -787,8 +787,8 @@ class Compiler:
             zone, owner, n = ref
             dest = lambda rt, env, _z=zone, _o=owner: ("zone", _z, _o and _o(rt, env))
             at = n or at
-        kw = {k: self.fn(v, scope) for k, v in s.kwargs.items()}
-        return (CALL, s.span, "move", [src, dest, at], kw)
+        kw = {k: self.source(v, scope) for k, v in s.kwargs.items()}
+        return self.call(s.span, "move", [self.applied(f) for f in (src, dest, at)], kw)
 
     def _zone_ref(self, e, scope, indexed):
         """(zone, owner fn or None, position fn or None) of `ZONE`, `OWNER.ZONE` (and `[n]` when
@@ -841,6 +841,32 @@ class Compiler:
                     out.append(prompts.show_value(rt.formula(v, [], kw, env)))
             return "".join(out)
         return render
+
+    # ------------------------------------------------------------ calls
+    def source(self, e, scope) -> str:
+        """The Python source of an expression of a statement, reading locals from `env`."""
+        saved, self._pyvars = self._pyvars, {}
+        try:
+            with limits.deep_recursion():
+                return self._src(e, scope, "env")[0]
+        finally:
+            self._pyvars = saved
+
+    def literal(self, value) -> str:
+        """The Python source of a constant value."""
+        return self._literal(value)
+
+    def applied(self, f) -> str:
+        """The Python source of a call of the function f(rt, env)."""
+        return f"{self._const(f)}(rt, env)"
+
+    def call(self, sp: Span, verb: str, args: list, kw: dict | None = None) -> tuple:
+        """The instruction (CALL, span, verb, arguments) that calls `verb`: `arguments(rt, env)`
+        gives (its arguments, its keyword arguments), evaluated in order, as one generated
+        function of the call site (`args` and `kw`'s values are Python sources) rather than one
+        call per argument."""
+        kws = "".join(f"{k!r}: {v}, " for k, v in (kw or {}).items())
+        return (CALL, sp, verb, self._compile(f"lambda rt, env: ([{', '.join(args)}], {{{kws}}})"))
 
     # ------------------------------------------------------------ statements
     def block(self, b: A.Block, scope: dict) -> int:
@@ -919,13 +945,13 @@ class Compiler:
         if t is A.CallStmt and s.verb == "move" and len(s.args) == 2:
             return self.move(s, scope)
         if t is A.CallStmt:
-            args = [self.fn(a, scope) for a in s.args]
+            args = [self.source(a, scope) for a in s.args]
             # the first argument of perform/run names a declaration: keep it as a plain id
             if s.verb in ("perform", "run") and s.args and isinstance(s.args[0], A.Name):
-                target = s.args[0].id
-                args[0] = (lambda rt, env, _t=target: env.get(_t, _t) if _t in env else _t)
+                target = self.literal(s.args[0].id)
+                args[0] = f"(env[{target}] if {target} in env else {target})"
             elif s.verb == "event" and s.args and isinstance(s.args[0], A.Name):
-                args[0] = (lambda rt, env, _t=s.args[0].id: _t)     # an event's name, never a variable
-            kw = {k: self.fn(v, scope) for k, v in s.kwargs.items()}
-            return (CALL, sp, s.verb, args, kw)
+                args[0] = self.literal(s.args[0].id)      # an event's name, never a variable
+            kw = {k: self.source(v, scope) for k, v in s.kwargs.items()}
+            return self.call(sp, s.verb, args, kw)
         self.fail(f"cannot compile statement {t.__name__}", sp)

@@ -291,9 +291,9 @@ class Ruleset:
         cost = self.fn(d, "cost")
         if cost is not None:
             # an action with a fixed `cost:` runs as one block: pay, then the effect
-            from .compiler import CALL, PAY
+            from .compiler import PAY
             effect = self.program.add([(PAY, d.span, cost, None),
-                                       (CALL, d.span, "run_block", [_const(effect)], {})], d.span)
+                                       self.comp.call(d.span, "run_block", [self.comp.literal(effect)])], d.span)
         c = Callable_(str(d.id), params, cost, effect, self.fn(d, "requires"), d)
         c.reports_caller = any(a.name == "reports_caller" for a in d.annotations)
         return c
@@ -641,32 +641,33 @@ class Ruleset:
         self.options[d.id] = self.static(d, "default")
 
     def _k_phase(self, d):
-        from .compiler import CALL, FOR
+        from .compiler import FOR
         order = self.fn(d, "order") or (lambda rt, env: rt.g_players(env))
         before, each, after = self.fn(d, "before"), self.fn(d, "each_player"), self.fn(d, "after")
         sp = d.span
-        instrs = [(CALL, sp, "begin_phase", [_const(d.id)], {})]
+        call, literal = self.comp.call, self.comp.literal
+        instrs = [call(sp, "begin_phase", [literal(d.id)])]
         if before is not None:
-            instrs.append((CALL, sp, "run_block", [_const(before)], {}))
+            instrs.append(call(sp, "run_block", [literal(before)]))
         if each is not None:
             instrs.append((FOR, sp, "player", order, None, each))
         if after is not None:
-            instrs.append((CALL, sp, "run_block", [_const(after)], {}))
-        instrs.append((CALL, sp, "phase_end_hook", [], {}))
-        instrs.append((CALL, sp, "end_phase", [_const(d.id)], {}))
+            instrs.append(call(sp, "run_block", [literal(after)]))
+        instrs.append(call(sp, "phase_end_hook", []))
+        instrs.append(call(sp, "end_phase", [literal(d.id)]))
         self.phases[d.id] = {"block": self.program.add(instrs, sp), "decl": d, "after": after}
 
     def phase_close(self, phase: str) -> int:
         """A block that closes a phase: its `after` block, then its end (end conditions checked
         `at: end_of_PHASE`), for a scenario that starts inside the phase. Made on first use, so
         the blocks of ordinary games keep their numbers."""
-        from .compiler import CALL
         ph = self.phases[phase]
         if "close" not in ph:
             sp = ph["decl"].span
-            instrs = [(CALL, sp, "run_block", [_const(ph["after"])], {})] if ph["after"] is not None else []
-            ph["close"] = self.program.add(instrs + [(CALL, sp, "phase_end_hook", [], {}),
-                                                     (CALL, sp, "end_phase", [_const(phase)], {})], sp)
+            call, literal = self.comp.call, self.comp.literal
+            instrs = [call(sp, "run_block", [literal(ph["after"])])] if ph["after"] is not None else []
+            ph["close"] = self.program.add(instrs + [call(sp, "phase_end_hook", []),
+                                                     call(sp, "end_phase", [literal(phase)])], sp)
         return ph["close"]
 
     def _k_game(self, d):

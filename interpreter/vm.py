@@ -38,15 +38,13 @@ class Abort(Exception):
 
 def push(rt, block: int, env: dict, scope: bool = False):
     """Push a frame; scope=True starts a new variable scope (a procedure or action call)."""
-    fr = {"b": block, "pc": 0, "env": env, "k": None}
-    if scope:
-        fr["scope"] = True
     frames = rt.state["vm"]["frames"]
     if len(frames) >= limits.MAX_FRAMES:
         raise RuleFault("RS305", f"the rules run more than {limits.MAX_FRAMES:,} procedures or blocks inside each "
                                  "other (a procedure that runs itself without end?)",
                         hint="make the recursion stop: a procedure that runs itself needs a case that does not")
-    frames.append(fr)
+    frames.append({"b": block, "pc": 0, "env": env, "k": None, "scope": True} if scope
+                  else {"b": block, "pc": 0, "env": env, "k": None})
 
 
 def run(rt, floor: int = 0):
@@ -55,18 +53,21 @@ def run(rt, floor: int = 0):
     is given the position of the instruction that met it when it has none of its own."""
     vm = rt.state["vm"]
     frames = vm["frames"]
+    rt.memo = None
+    if vm["pending"] is not None or len(frames) <= floor:
+        return
     blocks = rt.program.blocks
-    steps = 0
-    max_steps = limits.MAX_VM_STEPS
+    left = max_steps = limits.MAX_VM_STEPS      # steps left before the rules are taken to loop without end
     ins = None
+    # the frame on top is a loop instruction whose child has just returned to it (only an
+    # instruction that suspends sets `pending`, and a call may end the game, which empties the
+    # frames: those are looked at after the instructions that do so, not at every step)
+    returned = False
     # the player and action of the instructions sharing rt.memo
     memo_player = memo_action = None
-    rt.memo = None
     execs, changes = _EXEC, _CHANGES
     try:
-        while len(frames) > floor:
-            if vm["pending"] is not None:
-                return
+        while True:
             fr = frames[-1]
             instrs = blocks[fr["b"]]
             pc = fr["pc"]
@@ -74,19 +75,21 @@ def run(rt, floor: int = 0):
                 if "scope" in frames.pop():     # a procedure ends: what is running changes
                     rt.memo = None
                 if len(frames) == floor:
-                    if not floor:
-                        rt.memo = None
-                        rt.on_flow_end()
+                    if floor:
+                        return
+                    rt.memo = None
+                    rt.on_flow_end()
+                    if not frames:
+                        return
                 elif frames[-1]["k"] is not None:     # a child returns to its instruction
-                    frames[-1]["returned"] = True
+                    returned = True
                 continue
-            steps += 1
-            if steps > max_steps:
+            if not left:
                 raise Abort(f"the rules loop without end (more than {max_steps:,} steps without a decision)",
                             instrs[pc][1])
+            left -= 1
             ins = instrs[pc]
             env = rt.env = fr["env"]
-            returned = fr.pop("returned") if "returned" in fr else False
             op = ins[0]
             if changes[op]:
                 if op in _READS_FIRST:
@@ -102,6 +105,8 @@ def run(rt, floor: int = 0):
                         rt.writes_unknown()     # a roll, a random pick, a shuffle: writes not noted
                 r = execs[op](rt, fr, ins, returned)
                 rt.memo = None
+                if r is SUSPEND or len(frames) <= floor:
+                    return
             else:
                 # an instruction that only reads the game (its expressions, a decision's options)
                 # shares the read-only window of the reading instructions before it: derived
@@ -110,9 +115,9 @@ def run(rt, floor: int = 0):
                 player, action = env.get("player"), env.get("action")
                 if rt.memo is None or player != memo_player or action != memo_action:
                     rt.memo, memo_player, memo_action = {}, player, action
-                r = execs[op](rt, fr, ins, returned)
-            if r is SUSPEND:
-                return
+                if execs[op](rt, fr, ins, returned) is SUSPEND:
+                    return
+            returned = False
     except Abort as e:       # a primitive that refused without saying where: at its statement
         if e.span is None and ins is not None:
             e.span = ins[1]
@@ -151,7 +156,8 @@ def _enter(rt, fr, block: int, env: dict, scope: bool = False):
     """Run a block in place of the instruction (a branch of an `if`, a procedure called): the
     frame moves on to its next instruction first, so the block's end returns there without
     coming back to the instruction (a loop, which does come back, keeps `k` instead)."""
-    _next(fr)
+    fr["pc"] += 1       # (_next)
+    fr["k"] = None
     push(rt, block, env, scope)
 
 
@@ -210,32 +216,42 @@ def _passing(rt, env, var, it, where, distinct_from=None) -> list:
     """The elements of `it` that pass `where` (with `var` bound to each), read in one read-only
     window so the constraint checker sees what they depended on. With `distinct_from` (the
     elements already chosen), each element once and none of those."""
-    items = []
-    local = dict(env)
     opened = rt.reading()
     try:
+        if where is None:       # (compiler.FILTERED_LOOPS: `it` gives only the elements that pass)
+            if distinct_from is None:
+                return list(it(rt, env) or ())
+            items = []
+            for x in it(rt, env) or ():
+                if not (x in distinct_from or x in items):
+                    items.append(x)
+            return items
+        items = []
+        local = dict(env)
         for x in it(rt, env) or ():
             if distinct_from is not None and (x in distinct_from or x in items):
                 continue
             local[var] = x
-            if where is None or where(rt, local):
+            if where(rt, local):
                 items.append(x)
+        return items
     finally:
         rt.done_reading(opened)
-    return items
 
 
 def x_for(rt, fr, ins, returned):
-    _, sp, var, it, where, body = ins
     k = fr["k"]
     if k is None:
-        k = fr["k"] = {"items": _passing(rt, fr["env"], var, it, where), "i": -1}
+        k = fr["k"] = {"items": _passing(rt, fr["env"], ins[2], ins[3], ins[4]), "i": -1}
     i = k["i"] = k["i"] + 1
     items = k["items"]
     if i < len(items):
-        push(rt, body, _child_env(fr, var, items[i]))
+        env = dict(fr["env"])       # (_child_env)
+        env[ins[2]] = items[i]
+        push(rt, ins[5], env)
     else:
-        _next(fr)
+        fr["pc"] += 1       # (_next)
+        fr["k"] = None
 
 
 def x_repeat(rt, fr, ins, returned):
@@ -365,14 +381,13 @@ def x_require(rt, fr, ins, returned):
 
 
 def x_call(rt, fr, ins, returned):
-    _, sp, verb, args, kw = ins
     if returned or fr["k"] is not None:
         _next(fr)
         return
     env = fr["env"]
-    values, kwargs = [a(rt, env) for a in args], {k: f(rt, env) for k, f in kw.items()}
+    values, kwargs = ins[3](rt, env)        # (compiler.Compiler.call)
     rt.memo = None          # (run: the window closes before the change)
-    result = rt.verb(verb, env, values, kwargs, sp)
+    result = rt.verb(ins[2], env, values, kwargs, ins[1])
     if result is not None:        # the verb runs rules of its own: (block, env)
         _enter(rt, fr, result[0], result[1], scope=True)
         return
