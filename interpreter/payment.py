@@ -101,8 +101,10 @@ def _feasible(alt, pool, treasury, sources, money) -> bool:
     return dfs(0, need)
 
 
-def step(rt, k) -> bool:
-    """Complete the payment if an alternative is covered; True when paid."""
+def step(rt, k) -> list | None:
+    """Complete the payment if an alternative is covered: None when paid, else the legal moves
+    of the payment's next decision (`options`: the check that some exists is the list itself,
+    so it is worked out once per decision)."""
     for alt in k["need"]:
         if _covered(rt, k, alt):
             money = alt.get(rt.rs.money, 0)
@@ -116,18 +118,20 @@ def step(rt, k) -> bool:
             k["paid_total"] = costs.total(alt)
             rt.record_payment(k["player"], alt, k["ctx"])
             _keep_leftover(rt, k, alt)
-            return True
-    if not options(rt, k):
+            return None
+    moves = options(rt, k)
+    if not moves:
         from .vm import Abort
         raise Abort(f"cannot pay {costs.describe(k['need'])} with what is left")
-    return False
+    return moves
 
 
 def options(rt, k) -> list:
     """Legal taps, as 'tap SOURCE SYMBOL' strings, then procedures the pack offers during a
-    payment ('run request_indulgence')."""
-    return _taps(rt, k) + [f"run {p}" for p in rt.rs.payment_procedures
-                           if _may_run(rt, k["player"], p)]
+    payment ('run request_indulgence'). Each procedure's conditions are asked once: the taps
+    count what the runnable ones provide (virtual_sources)."""
+    runnable = [p for p in rt.rs.payment_procedures if _may_run(rt, k["player"], p)]
+    return _taps(rt, k, _provided(rt, runnable)) + [f"run {p}" for p in runnable]
 
 
 def _may_run(rt, player, proc) -> bool:
@@ -139,7 +143,7 @@ def _may_run(rt, player, proc) -> bool:
             and (c.during_payment is None or bool(c.during_payment(rt, env))))
 
 
-def _taps(rt, k) -> list:
+def _taps(rt, k, virtual) -> list:
     srcs = _sources(rt, k)
     # "First use the resources provided from the Action card and its Improvement, then
     # supplement them": while a Room card can still help, only Room cards may be tapped.
@@ -149,14 +153,14 @@ def _taps(rt, k) -> list:
     helping = [(sid, sym) for sid, sym in srcs if first(sid) and missing & set(sym)]
     if helping:
         srcs = helping + [x for x in srcs if not first(x[0])]
-        return [t for t in _taps_of(rt, k, srcs) if first(t.split()[1])] or _taps_of(rt, k, srcs)
-    return _taps_of(rt, k, srcs)
+        return ([t for t in _taps_of(rt, k, srcs, virtual) if first(t.split()[1])]
+                or _taps_of(rt, k, srcs, virtual))
+    return _taps_of(rt, k, srcs, virtual)
 
 
-def _taps_of(rt, k, srcs) -> list:
+def _taps_of(rt, k, srcs, virtual) -> list:
     treasury = _have(rt, k, rt.rs.money)
     out = []
-    virtual = virtual_sources(rt, k["player"])
     for i, (sid, sym) in enumerate(srcs):
         rest = srcs[:i] + srcs[i + 1:] + virtual
         for s, n in sym.items():
@@ -207,12 +211,14 @@ def describe_need(k) -> str:
 
 def virtual_sources(rt, player) -> list:
     """What the pack's during-payment procedures could add (e.g. an Indulgence's Crown)."""
-    out = []
-    for p in rt.rs.payment_procedures:
-        c = rt.rs.procedures[p]
-        if c.provides and _may_run(rt, player, p):
-            out.append((f"run:{p}", c.provides))
-    return out
+    procs = rt.rs.procedures
+    return _provided(rt, [p for p in rt.rs.payment_procedures if procs[p].provides and _may_run(rt, player, p)])
+
+
+def _provided(rt, runnable) -> list:
+    """[(run:PROCEDURE, symbols)] of the procedures among `runnable` that provide symbols."""
+    procs = rt.rs.procedures
+    return [(f"run:{p}", procs[p].provides) for p in runnable if procs[p].provides]
 
 
 def _sources_and_treasury(rt, player, ctx):
