@@ -73,10 +73,21 @@ def _sources(rt, k):
 
 
 def _feasible(alt, pool, treasury, sources, money) -> bool:
-    need = {s: n - (treasury if s == money else pool.get(s, 0)) for s, n in alt.items()}
-    need = {s: n for s, n in need.items() if n > 0}
+    """Whether `sources` can still cover `alt` beyond the pool and treasury. A source gives
+    one symbol type, so with two or more types missing it is a search; with one it is whether
+    all the sources together give enough (what the search would find)."""
+    need = {}
+    for s, n in alt.items():
+        n -= treasury if s == money else pool.get(s, 0)
+        if n > 0:
+            need[s] = n
     if not need:
         return True
+    if len(need) == 1:
+        for s, n in need.items():
+            for _, sym in sources:
+                n -= sym.get(s, 0)
+            return n <= 0
     useful = [sym for _, sym in sources if not need.keys().isdisjoint(sym)]     # gives a symbol needed
     # quick bound: everything usable at once
     for s, n in need.items():
@@ -240,7 +251,8 @@ def can_pay(rt, player, cost, ctx) -> bool:
     alts = costs.as_cost(cost)
     if rt.memo is None:
         return _can_pay(rt, player, alts, ctx)
-    key = ("can_pay?", player, ctx.get("action"), tuple(tuple(sorted(a.items())) for a in alts))
+    key = ("can_pay?", player, ctx.get("action"),
+           frozenset(alts[0].items()) if len(alts) == 1 else tuple([frozenset(a.items()) for a in alts]))
     return rt.memoised(key, _can_pay, rt, player, alts, ctx)
 
 
