@@ -233,15 +233,22 @@ def _provided(rt, runnable) -> list:
 
 
 def _sources_and_treasury(rt, player, ctx):
-    return rt.payment_sources(player, ctx) + virtual_sources(rt, player), rt.treasury(player)
+    return rt.payment_sources(player, ctx), rt.treasury(player)
 
 
 def _available(rt, player, ctx):
-    """Everything that could pay now: sources (with what during-payment procedures could add),
-    the treasury and the symbols left over. In a read-only window (Runtime.reading) they cannot
-    change: computed once."""
+    """What could pay now but the during-payment procedures (`_virtual`): sources, the treasury
+    and the symbols left over. In a read-only window (Runtime.reading) they cannot change:
+    computed once."""
     srcs, treasury = rt.memoised(("can_pay", player, ctx.get("action")), _sources_and_treasury, rt, player, ctx)
     return srcs, treasury, leftover(rt, player, ctx)
+
+
+def _virtual(rt, player, ctx) -> list:
+    """virtual_sources, computed once in a read-only window. Asked only when the other sources
+    do not settle the question: the procedures' conditions cost more than the sources, and
+    more sources never make a cost unpayable."""
+    return rt.memoised(("can_pay virtual", player, ctx.get("action")), virtual_sources, rt, player)
 
 
 def can_pay(rt, player, cost, ctx) -> bool:
@@ -258,12 +265,18 @@ def can_pay(rt, player, cost, ctx) -> bool:
 
 def _can_pay(rt, player, alts, ctx) -> bool:
     srcs, treasury, pool = _available(rt, player, ctx)
-    return any(_feasible(alt, pool, treasury, srcs, rt.rs.money) for alt in alts)
+    money = rt.rs.money
+    if any(_feasible(alt, pool, treasury, srcs, money) for alt in alts):
+        return True
+    virtual = _virtual(rt, player, ctx)
+    return bool(virtual) and any(_feasible(alt, pool, treasury, srcs + virtual, money) for alt in alts)
 
 
 def symbols_available(rt, player, symbol, ctx, virtual: bool = True) -> int:
     """How many of `symbol` the player could pay now, from the same sources as can_pay
     (virtual=False: without what during-payment procedures could add)."""
     srcs, _, pool = _available(rt, player, ctx)
-    return pool.get(symbol, 0) + sum(sym.get(symbol, 0) for src, sym in srcs
-                                     if virtual or not src.startswith("run:"))
+    n = pool.get(symbol, 0) + sum(sym.get(symbol, 0) for _, sym in srcs)
+    if virtual:
+        n += sum(sym.get(symbol, 0) for _, sym in _virtual(rt, player, ctx))
+    return n
