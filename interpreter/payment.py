@@ -268,6 +268,10 @@ def _can_pay(rt, player, alts, ctx) -> bool:
     money = rt.rs.money
     if any(_feasible(alt, pool, treasury, srcs, money) for alt in alts):
         return True
+    procs = rt.rs.procedures
+    if not any(procs[p].provides and not procs[p].provides.keys().isdisjoint(alt)
+               for p in rt.rs.payment_procedures for alt in alts):
+        return False        # no procedure provides a symbol of the cost: their conditions need no asking
     virtual = _virtual(rt, player, ctx)
     return bool(virtual) and any(_feasible(alt, pool, treasury, srcs + virtual, money) for alt in alts)
 
