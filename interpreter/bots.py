@@ -37,11 +37,15 @@ class RandomBot(UniformBot):
     Indulgence at every payment. The bot of playouts, benchmarks and `rulespec play`."""
 
     name = "random"
+    _policy = None          # the playout policy of the engine last played: for_engine costs a weak lookup
 
     def choose(self, engine, state, moves: list) -> str:
         if len(moves) == 1:
             return moves[0]
-        weights = PlayoutPolicy.for_engine(engine).weights(state["vm"]["pending"], moves, state)
+        policy = self._policy
+        if policy is None or policy.engine is not engine:
+            policy = self._policy = PlayoutPolicy.for_engine(engine)
+        weights = policy.weights(state["vm"]["pending"], moves, state)
         if weights is None:
             return moves[self.rng.randrange(len(moves))]
         return self.rng.choices(moves, weights)[0]

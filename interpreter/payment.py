@@ -73,10 +73,21 @@ def _sources(rt, k):
 
 
 def _feasible(alt, pool, treasury, sources, money) -> bool:
-    need = {s: n - (treasury if s == money else pool.get(s, 0)) for s, n in alt.items()}
-    need = {s: n for s, n in need.items() if n > 0}
+    """Whether `sources` can still cover `alt` beyond the pool and treasury. A source gives
+    one symbol type, so with two or more types missing it is a search; with one it is whether
+    all the sources together give enough (what the search would find)."""
+    need = {}
+    for s, n in alt.items():
+        n -= treasury if s == money else pool.get(s, 0)
+        if n > 0:
+            need[s] = n
     if not need:
         return True
+    if len(need) == 1:
+        for s, n in need.items():
+            for _, sym in sources:
+                n -= sym.get(s, 0)
+            return n <= 0
     useful = [sym for _, sym in sources if not need.keys().isdisjoint(sym)]     # gives a symbol needed
     # quick bound: everything usable at once
     for s, n in need.items():
@@ -101,8 +112,10 @@ def _feasible(alt, pool, treasury, sources, money) -> bool:
     return dfs(0, need)
 
 
-def step(rt, k) -> bool:
-    """Complete the payment if an alternative is covered; True when paid."""
+def step(rt, k) -> list | None:
+    """Complete the payment if an alternative is covered: None when paid, else the legal moves
+    of the payment's next decision (`options`: the check that some exists is the list itself,
+    so it is worked out once per decision)."""
     for alt in k["need"]:
         if _covered(rt, k, alt):
             money = alt.get(rt.rs.money, 0)
@@ -116,18 +129,20 @@ def step(rt, k) -> bool:
             k["paid_total"] = costs.total(alt)
             rt.record_payment(k["player"], alt, k["ctx"])
             _keep_leftover(rt, k, alt)
-            return True
-    if not options(rt, k):
+            return None
+    moves = options(rt, k)
+    if not moves:
         from .vm import Abort
         raise Abort(f"cannot pay {costs.describe(k['need'])} with what is left")
-    return False
+    return moves
 
 
 def options(rt, k) -> list:
     """Legal taps, as 'tap SOURCE SYMBOL' strings, then procedures the pack offers during a
-    payment ('run request_indulgence')."""
-    return _taps(rt, k) + [f"run {p}" for p in rt.rs.payment_procedures
-                           if _may_run(rt, k["player"], p)]
+    payment ('run request_indulgence'). Each procedure's conditions are asked once: the taps
+    count what the runnable ones provide (virtual_sources)."""
+    runnable = [p for p in rt.rs.payment_procedures if _may_run(rt, k["player"], p)]
+    return _taps(rt, k, _provided(rt, runnable)) + [f"run {p}" for p in runnable]
 
 
 def _may_run(rt, player, proc) -> bool:
@@ -139,7 +154,7 @@ def _may_run(rt, player, proc) -> bool:
             and (c.during_payment is None or bool(c.during_payment(rt, env))))
 
 
-def _taps(rt, k) -> list:
+def _taps(rt, k, virtual) -> list:
     srcs = _sources(rt, k)
     # "First use the resources provided from the Action card and its Improvement, then
     # supplement them": while a Room card can still help, only Room cards may be tapped.
@@ -149,14 +164,14 @@ def _taps(rt, k) -> list:
     helping = [(sid, sym) for sid, sym in srcs if first(sid) and missing & set(sym)]
     if helping:
         srcs = helping + [x for x in srcs if not first(x[0])]
-        return [t for t in _taps_of(rt, k, srcs) if first(t.split()[1])] or _taps_of(rt, k, srcs)
-    return _taps_of(rt, k, srcs)
+        return ([t for t in _taps_of(rt, k, srcs, virtual) if first(t.split()[1])]
+                or _taps_of(rt, k, srcs, virtual))
+    return _taps_of(rt, k, srcs, virtual)
 
 
-def _taps_of(rt, k, srcs) -> list:
+def _taps_of(rt, k, srcs, virtual) -> list:
     treasury = _have(rt, k, rt.rs.money)
     out = []
-    virtual = virtual_sources(rt, k["player"])
     for i, (sid, sym) in enumerate(srcs):
         rest = srcs[:i] + srcs[i + 1:] + virtual
         for s, n in sym.items():
@@ -207,24 +222,33 @@ def describe_need(k) -> str:
 
 def virtual_sources(rt, player) -> list:
     """What the pack's during-payment procedures could add (e.g. an Indulgence's Crown)."""
-    out = []
-    for p in rt.rs.payment_procedures:
-        c = rt.rs.procedures[p]
-        if c.provides and _may_run(rt, player, p):
-            out.append((f"run:{p}", c.provides))
-    return out
+    procs = rt.rs.procedures
+    return _provided(rt, [p for p in rt.rs.payment_procedures if procs[p].provides and _may_run(rt, player, p)])
+
+
+def _provided(rt, runnable) -> list:
+    """[(run:PROCEDURE, symbols)] of the procedures among `runnable` that provide symbols."""
+    procs = rt.rs.procedures
+    return [(f"run:{p}", procs[p].provides) for p in runnable if procs[p].provides]
 
 
 def _sources_and_treasury(rt, player, ctx):
-    return rt.payment_sources(player, ctx) + virtual_sources(rt, player), rt.treasury(player)
+    return rt.payment_sources(player, ctx), rt.treasury(player)
 
 
 def _available(rt, player, ctx):
-    """Everything that could pay now: sources (with what during-payment procedures could add),
-    the treasury and the symbols left over. In a read-only window (Runtime.reading) they cannot
-    change: computed once."""
+    """What could pay now but the during-payment procedures (`_virtual`): sources, the treasury
+    and the symbols left over. In a read-only window (Runtime.reading) they cannot change:
+    computed once."""
     srcs, treasury = rt.memoised(("can_pay", player, ctx.get("action")), _sources_and_treasury, rt, player, ctx)
     return srcs, treasury, leftover(rt, player, ctx)
+
+
+def _virtual(rt, player, ctx) -> list:
+    """virtual_sources, computed once in a read-only window. Asked only when the other sources
+    do not settle the question: the procedures' conditions cost more than the sources, and
+    more sources never make a cost unpayable."""
+    return rt.memoised(("can_pay virtual", player, ctx.get("action")), virtual_sources, rt, player)
 
 
 def can_pay(rt, player, cost, ctx) -> bool:
@@ -234,18 +258,29 @@ def can_pay(rt, player, cost, ctx) -> bool:
     alts = costs.as_cost(cost)
     if rt.memo is None:
         return _can_pay(rt, player, alts, ctx)
-    key = ("can_pay?", player, ctx.get("action"), tuple(tuple(sorted(a.items())) for a in alts))
+    key = ("can_pay?", player, ctx.get("action"),
+           frozenset(alts[0].items()) if len(alts) == 1 else tuple([frozenset(a.items()) for a in alts]))
     return rt.memoised(key, _can_pay, rt, player, alts, ctx)
 
 
 def _can_pay(rt, player, alts, ctx) -> bool:
     srcs, treasury, pool = _available(rt, player, ctx)
-    return any(_feasible(alt, pool, treasury, srcs, rt.rs.money) for alt in alts)
+    money = rt.rs.money
+    if any(_feasible(alt, pool, treasury, srcs, money) for alt in alts):
+        return True
+    procs = rt.rs.procedures
+    if not any(procs[p].provides and not procs[p].provides.keys().isdisjoint(alt)
+               for p in rt.rs.payment_procedures for alt in alts):
+        return False        # no procedure provides a symbol of the cost: their conditions need no asking
+    virtual = _virtual(rt, player, ctx)
+    return bool(virtual) and any(_feasible(alt, pool, treasury, srcs + virtual, money) for alt in alts)
 
 
 def symbols_available(rt, player, symbol, ctx, virtual: bool = True) -> int:
     """How many of `symbol` the player could pay now, from the same sources as can_pay
     (virtual=False: without what during-payment procedures could add)."""
     srcs, _, pool = _available(rt, player, ctx)
-    return pool.get(symbol, 0) + sum(sym.get(symbol, 0) for src, sym in srcs
-                                     if virtual or not src.startswith("run:"))
+    n = pool.get(symbol, 0) + sum(sym.get(symbol, 0) for _, sym in srcs)
+    if virtual:
+        n += sum(sym.get(symbol, 0) for _, sym in _virtual(rt, player, ctx))
+    return n

@@ -847,34 +847,39 @@ class Runtime(BoardMixin, FightMixin):
         """Symbol sources in the rulebook's order: the current Room's Action card and
         Improvement (or its printed symbols), Available Cortigiano cards, Available Domain tiles,
         usable alliance bonuses."""
+        rs = self.rs
         pl = self.P(p)
         out = []
-        here = self.rs.marked_prefix
+        here = rs.marked_prefix
         marked = pl["marker"] if ctx.get("action") else None      # the index of the record in use
-        fresh = set(self.state.get("fresh", ()))
-        marked_list = pl.get(self.rs.marked_list, ())
+        fresh = self.state.get("fresh", ())
+        items, item = rs.items, self.item         # item() in short: most ids are in its memo
+        marked_list = pl.get(rs.marked_list, ())
         if marked is not None and 0 <= marked < len(marked_list):
             r = marked_list[marked]
             if r["card"]:
                 for k in ("card", "impr"):
                     if r[k] and k not in r["used"]:
-                        sym = self.item(r[k]).get("bottom", {})
+                        sym = item(r[k]).get("bottom", {})
                         if sym:
                             out.append((here + k, sym))
             else:
-                sym = self.rs.printed_symbols(p, self.rs.marked_record, marked)
+                sym = rs.printed_symbols(p, rs.marked_record, marked)
                 if sym and "printed" not in r["used"]:
                     out.append((here + "printed", sym))
         for s in pl["court"]:
-            if s["card"] and not s["exhausted"] and s["card"] not in fresh:
-                sym = self.item(s["card"]).get("bottom", {})
+            card = s["card"]
+            if card and not s["exhausted"] and card not in fresh:
+                sym = (items.get(card) or item(card)).get("bottom")
                 if sym:
-                    out.append((s["card"], sym))
+                    out.append((card, sym))
         for t in pl["tiles"]:
-            if not t["exhausted"] and t["id"] not in fresh:
-                sym = self.item(t["id"]).get("bottom", {})
-                if sym:
-                    out.append((t["id"], sym))
+            if not t["exhausted"]:
+                tile = t["id"]
+                if tile not in fresh:
+                    sym = (items.get(tile) or item(tile)).get("bottom")
+                    if sym:
+                        out.append((tile, sym))
         for kind, (store, held_by, pieces) in self.rs.bonus_keys.items():     # held records that pay (Ruleset._bonus_of)
             table = self.rs.bonuses[kind]
             for a, s in self.state[store].items():

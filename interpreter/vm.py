@@ -360,8 +360,8 @@ def x_pay(rt, fr, ins, returned):
     if fr["k"] is None:
         cost = cost_f(rt, fr["env"])
         fr["k"] = payment.start(rt, fr["env"].get("player"), cost, fr["env"], sp)
-    done = payment.step(rt, fr["k"])
-    if done:
+    moves = payment.step(rt, fr["k"])
+    if moves is None:
         if as_name:
             fr["env"][as_name] = fr["k"]["paid_total"]
         fr["env"]["_paid"] = fr["k"]["paid"]
@@ -369,7 +369,7 @@ def x_pay(rt, fr, ins, returned):
         return
     rt.state["vm"]["pending"] = {"kind": "pay", "player": fr["k"]["player"],
                                  "prompt": "pay " + payment.describe_need(fr["k"]),
-                                 "options": payment.options(rt, fr["k"]), "at": _where(sp)}
+                                 "options": moves, "at": _where(sp)}
     return SUSPEND
 
 
