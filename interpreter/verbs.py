@@ -350,16 +350,20 @@ def _entry_index(rt, name) -> dict:
         for e in (e for pile in items.values() for e in pile) if z.grouped else items:
             out.setdefault(e["id"], e[z.entry[name].key])
     for store, zones, lists in owned:
+        # the stored keys, once per index rather than once per record
+        zkeys = [(z.key, z.entry[name].key) for z in zones]
+        lkeys = [(key, [f.key for f in fields], next(e.key for e in entries if e.name == name))
+                 for key, fields, entries in lists]
         for rec in state.get(store, {}).values():
-            for z in zones:
-                for e in rec.get(z.key) or ():
-                    out.setdefault(e["id"], e[z.entry[name].key])
-            for key, fields, entries in lists:
-                ekey = next(e.key for e in entries if e.name == name)
+            for zkey, ekey in zkeys:
+                for e in rec.get(zkey) or ():
+                    out.setdefault(e["id"], e[ekey])
+            for key, fkeys, ekey in lkeys:
                 for r in rec.get(key) or ():
-                    for f in fields:
-                        if r.get(f.key) is not None:
-                            out.setdefault(r[f.key], r[ekey])
+                    for fkey in fkeys:
+                        thing = r.get(fkey)
+                        if thing is not None:
+                            out.setdefault(thing, r[ekey])
     return out
 
 
