@@ -387,13 +387,14 @@ def _frozen(v):
 class _Snapshot:
     """The values, in the last state that passed, of every key any constraint has read."""
 
-    __slots__ = ("top", "p", "_keys", "_seen")
+    __slots__ = ("top", "p", "_keys", "_seen", "_filled")
 
     def __init__(self):
         self.top: dict = {}
         self.p: dict = {}       # player -> {key: value}
         self._keys = (-1, -1, None, None)
         self._seen = {}         # None (the state) or a player -> the snapshot's values, in key order
+        self._filled = None     # the watched keys (self.keys) as of the last update, which copied them all
 
     def keys(self, watched: _Reads):
         """The state keys (but "p") and player keys to compare, each a `_Keys`: the watched
@@ -484,23 +485,34 @@ class _Snapshot:
         (`changes`; None: all of them) and those watched since (learnt by this check)."""
         every_top, every_key = _ANY in watched.top, _ANY in watched.own
         top_bases, own_bases = self.keys(watched)
+        # Keys watched since the last update may have no copy yet: they are looked for only when
+        # the watched keys grew (a key without a copy because the state had none stays so until
+        # a change names it), and a side without changes is not visited otherwise.
+        grown = self._filled != (top_bases, own_bases)
+        self._filled = (top_bases, own_bases)
         self._seen = {}
         snap = self.top
         if changes is None or every_top:
             keys = {k for k in st if k != "p"} if every_top else top_bases.set
         else:
-            keys = changes.keys.get(None, _NONE) | (top_bases.set - snap.keys())
+            keys = changes.keys.get(None, _NONE)
+            if grown:
+                keys = keys | (top_bases.set - snap.keys())
         for k in keys:
             _put(snap, k, st.get(k, _MISSING))
-        for q, mine in st["p"].items():
+        sides = st["p"]
+        for q in (sides if changes is None or every_key or grown else changes.by_player):
+            mine = sides.get(q)
+            if mine is None:
+                continue            # a side's key in a state record's dict field, not a side here
             old = self.p.setdefault(q, {})
             hit = None if changes is None else changes.by_player.get(q, _NONE)
             if hit is None or every_key or _ANY in hit:
                 keys = mine.keys() | old.keys() if every_key else own_bases.set
             else:
-                keys = own_bases.set - old.keys()       # watched since (mostly none)
-                if hit:
-                    keys |= changes.keys.get(q, _NONE)
+                keys = changes.keys.get(q, _NONE)
+                if grown:
+                    keys = keys | (own_bases.set - old.keys())
             for k in keys:
                 _put(old, k, mine.get(k, _MISSING))
 
