@@ -651,10 +651,9 @@ class ConstraintChecker:
                 self.passed = (st, st["vm"]["pending"]) if keep else None
                 return          # nothing any constraint ever read differs (most moves)
         todo = []
-        hit = self._hit(changes) if changes is not None else None
-        for c in self.constraints:
-            if hit is not None and c["id"] not in hit:
-                continue            # read none of the keys that changed (targets would say ())
+        # after a change, only the constraints that read something it changed (_hit): targets
+        # would say () to the others
+        for c in (self.constraints if changes is None else self._hit(changes)):
             scope = c["scope"]      # player: the seated sides; side: every side (factions too)
             players = st["players"] if scope == "player" else list(st["p"]) if scope == "side" else (None,)
             targets = players if changes is None else self.reads[c["id"]].targets(players, changes)
@@ -666,9 +665,9 @@ class ConstraintChecker:
         self.learnt = True
         self.passed = (st, st["vm"]["pending"]) if keep else None
 
-    def _hit(self, changes: "_Changes") -> set:
-        """The ids of the constraints that read a key among `changes` (or every key of
-        something): the others need no `targets` at all, and most moves concern a few."""
+    def _hit(self, changes: "_Changes") -> list:
+        """The constraints that read a key among `changes` (or every key of something), in
+        their order: the others need no `targets` at all, and most moves concern a few."""
         if self._by_key is None:
             self._by_key = self._index()
         always, top, side = self._by_key
@@ -679,14 +678,16 @@ class ConstraintChecker:
         for k in changes.any_player:
             if k in side:
                 hit |= side[k]
-        return hit
+        constraints = self.constraints
+        return [constraints[i] for i in sorted(hit)]
 
     def _index(self) -> tuple:
         """(the constraints that read every key of something, {state key: the constraints that
-        read it}, {side key: the constraints that read it}), from what each has read so far."""
+        read it}, {side key: the constraints that read it}), each constraint by its position,
+        from what each has read so far."""
         always, top, side = set(), {}, {}
-        for c in self.constraints:
-            r, i = self.reads[c["id"]], c["id"]
+        for i, c in enumerate(self.constraints):
+            r = self.reads[c["id"]]
             if _ANY in r.top or _ANY in r.own or _ANY in r.other:
                 always.add(i)
             for k in r.top:
