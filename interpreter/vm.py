@@ -40,11 +40,15 @@ def push(rt, block: int, env: dict, scope: bool = False):
     """Push a frame; scope=True starts a new variable scope (a procedure or action call)."""
     frames = rt.state["vm"]["frames"]
     if len(frames) >= limits.MAX_FRAMES:
-        raise RuleFault("RS305", f"the rules run more than {limits.MAX_FRAMES:,} procedures or blocks inside each "
-                                 "other (a procedure that runs itself without end?)",
-                        hint="make the recursion stop: a procedure that runs itself needs a case that does not")
+        raise _too_deep()
     frames.append({"b": block, "pc": 0, "env": env, "k": None, "scope": True} if scope
                   else {"b": block, "pc": 0, "env": env, "k": None})
+
+
+def _too_deep() -> RuleFault:
+    return RuleFault("RS305", f"the rules run more than {limits.MAX_FRAMES:,} procedures or blocks inside each "
+                              "other (a procedure that runs itself without end?)",
+                     hint="make the recursion stop: a procedure that runs itself needs a case that does not")
 
 
 def run(rt, floor: int = 0):
@@ -156,9 +160,13 @@ def _enter(rt, fr, block: int, env: dict, scope: bool = False):
     """Run a block in place of the instruction (a branch of an `if`, a procedure called): the
     frame moves on to its next instruction first, so the block's end returns there without
     coming back to the instruction (a loop, which does come back, keeps `k` instead)."""
-    fr["pc"] += 1       # (_next)
+    fr["pc"] += 1       # (_next, then push)
     fr["k"] = None
-    push(rt, block, env, scope)
+    frames = rt.state["vm"]["frames"]
+    if len(frames) >= limits.MAX_FRAMES:
+        raise _too_deep()
+    frames.append({"b": block, "pc": 0, "env": env, "k": None, "scope": True} if scope
+                  else {"b": block, "pc": 0, "env": env, "k": None})
 
 
 def _child_env(fr, var: str, value) -> dict:
