@@ -387,13 +387,14 @@ def _frozen(v):
 class _Snapshot:
     """The values, in the last state that passed, of every key any constraint has read."""
 
-    __slots__ = ("top", "p", "_keys", "_seen")
+    __slots__ = ("top", "p", "_keys", "_seen", "_filled")
 
     def __init__(self):
         self.top: dict = {}
         self.p: dict = {}       # player -> {key: value}
         self._keys = (-1, -1, None, None)
         self._seen = {}         # None (the state) or a player -> the snapshot's values, in key order
+        self._filled = None     # the watched keys (self.keys) as of the last update, which copied them all
 
     def keys(self, watched: _Reads):
         """The state keys (but "p") and player keys to compare, each a `_Keys`: the watched
@@ -484,23 +485,34 @@ class _Snapshot:
         (`changes`; None: all of them) and those watched since (learnt by this check)."""
         every_top, every_key = _ANY in watched.top, _ANY in watched.own
         top_bases, own_bases = self.keys(watched)
+        # Keys watched since the last update may have no copy yet: they are looked for only when
+        # the watched keys grew (a key without a copy because the state had none stays so until
+        # a change names it), and a side without changes is not visited otherwise.
+        grown = self._filled != (top_bases, own_bases)
+        self._filled = (top_bases, own_bases)
         self._seen = {}
         snap = self.top
         if changes is None or every_top:
             keys = {k for k in st if k != "p"} if every_top else top_bases.set
         else:
-            keys = changes.keys.get(None, _NONE) | (top_bases.set - snap.keys())
+            keys = changes.keys.get(None, _NONE)
+            if grown:
+                keys = keys | (top_bases.set - snap.keys())
         for k in keys:
             _put(snap, k, st.get(k, _MISSING))
-        for q, mine in st["p"].items():
+        sides = st["p"]
+        for q in (sides if changes is None or every_key or grown else changes.by_player):
+            mine = sides.get(q)
+            if mine is None:
+                continue            # a side's key in a state record's dict field, not a side here
             old = self.p.setdefault(q, {})
             hit = None if changes is None else changes.by_player.get(q, _NONE)
             if hit is None or every_key or _ANY in hit:
                 keys = mine.keys() | old.keys() if every_key else own_bases.set
             else:
-                keys = own_bases.set - old.keys()       # watched since (mostly none)
-                if hit:
-                    keys |= changes.keys.get(q, _NONE)
+                keys = changes.keys.get(q, _NONE)
+                if grown:
+                    keys = keys | (own_bases.set - old.keys())
             for k in keys:
                 _put(old, k, mine.get(k, _MISSING))
 
@@ -639,10 +651,9 @@ class ConstraintChecker:
                 self.passed = (st, st["vm"]["pending"]) if keep else None
                 return          # nothing any constraint ever read differs (most moves)
         todo = []
-        hit = self._hit(changes) if changes is not None else None
-        for c in self.constraints:
-            if hit is not None and c["id"] not in hit:
-                continue            # read none of the keys that changed (targets would say ())
+        # after a change, only the constraints that read something it changed (_hit): targets
+        # would say () to the others
+        for c in (self.constraints if changes is None else self._hit(changes)):
             scope = c["scope"]      # player: the seated sides; side: every side (factions too)
             players = st["players"] if scope == "player" else list(st["p"]) if scope == "side" else (None,)
             targets = players if changes is None else self.reads[c["id"]].targets(players, changes)
@@ -654,9 +665,9 @@ class ConstraintChecker:
         self.learnt = True
         self.passed = (st, st["vm"]["pending"]) if keep else None
 
-    def _hit(self, changes: "_Changes") -> set:
-        """The ids of the constraints that read a key among `changes` (or every key of
-        something): the others need no `targets` at all, and most moves concern a few."""
+    def _hit(self, changes: "_Changes") -> list:
+        """The constraints that read a key among `changes` (or every key of something), in
+        their order: the others need no `targets` at all, and most moves concern a few."""
         if self._by_key is None:
             self._by_key = self._index()
         always, top, side = self._by_key
@@ -667,14 +678,16 @@ class ConstraintChecker:
         for k in changes.any_player:
             if k in side:
                 hit |= side[k]
-        return hit
+        constraints = self.constraints
+        return [constraints[i] for i in sorted(hit)]
 
     def _index(self) -> tuple:
         """(the constraints that read every key of something, {state key: the constraints that
-        read it}, {side key: the constraints that read it}), from what each has read so far."""
+        read it}, {side key: the constraints that read it}), each constraint by its position,
+        from what each has read so far."""
         always, top, side = set(), {}, {}
-        for c in self.constraints:
-            r, i = self.reads[c["id"]], c["id"]
+        for i, c in enumerate(self.constraints):
+            r = self.reads[c["id"]]
             if _ANY in r.top or _ANY in r.own or _ANY in r.other:
                 always.add(i)
             for k in r.top:

@@ -40,11 +40,15 @@ def push(rt, block: int, env: dict, scope: bool = False):
     """Push a frame; scope=True starts a new variable scope (a procedure or action call)."""
     frames = rt.state["vm"]["frames"]
     if len(frames) >= limits.MAX_FRAMES:
-        raise RuleFault("RS305", f"the rules run more than {limits.MAX_FRAMES:,} procedures or blocks inside each "
-                                 "other (a procedure that runs itself without end?)",
-                        hint="make the recursion stop: a procedure that runs itself needs a case that does not")
+        raise _too_deep()
     frames.append({"b": block, "pc": 0, "env": env, "k": None, "scope": True} if scope
                   else {"b": block, "pc": 0, "env": env, "k": None})
+
+
+def _too_deep() -> RuleFault:
+    return RuleFault("RS305", f"the rules run more than {limits.MAX_FRAMES:,} procedures or blocks inside each "
+                              "other (a procedure that runs itself without end?)",
+                     hint="make the recursion stop: a procedure that runs itself needs a case that does not")
 
 
 def run(rt, floor: int = 0):
@@ -156,9 +160,13 @@ def _enter(rt, fr, block: int, env: dict, scope: bool = False):
     """Run a block in place of the instruction (a branch of an `if`, a procedure called): the
     frame moves on to its next instruction first, so the block's end returns there without
     coming back to the instruction (a loop, which does come back, keeps `k` instead)."""
-    fr["pc"] += 1       # (_next)
+    fr["pc"] += 1       # (_next, then push)
     fr["k"] = None
-    push(rt, block, env, scope)
+    frames = rt.state["vm"]["frames"]
+    if len(frames) >= limits.MAX_FRAMES:
+        raise _too_deep()
+    frames.append({"b": block, "pc": 0, "env": env, "k": None, "scope": True} if scope
+                  else {"b": block, "pc": 0, "env": env, "k": None})
 
 
 def _child_env(fr, var: str, value) -> dict:
@@ -242,7 +250,11 @@ def _passing(rt, env, var, it, where, distinct_from=None) -> list:
 def x_for(rt, fr, ins, returned):
     k = fr["k"]
     if k is None:
-        k = fr["k"] = {"items": _passing(rt, fr["env"], ins[2], ins[3], ins[4]), "i": -1}
+        items = _passing(rt, fr["env"], ins[2], ins[3], ins[4])
+        if not items:       # nothing to run: on to the next instruction at once
+            fr["pc"] += 1
+            return
+        k = fr["k"] = {"items": items, "i": -1}
     i = k["i"] = k["i"] + 1
     items = k["items"]
     if i < len(items):
@@ -275,15 +287,10 @@ def _decider(rt, fr, by):
     return by(rt, fr["env"]) if by is not None else fr["env"].get("player")
 
 
-def choose_options(rt, fr, ins) -> list:
-    _, sp, var, it, where, body, up_to, by, prompt = ins
-    return _passing(rt, fr["env"], var, it, where, distinct_from=(fr["k"] or {}).get("chosen", []))
-
-
 def x_choose(rt, fr, ins, returned):
-    _, sp, var, it, where, body, up_to, by, prompt = ins
     k = fr["k"]
     if k is None:
+        up_to = ins[6]
         limit = int(up_to(rt, fr["env"])) if up_to is not None else 1
         k = fr["k"] = {"left": limit, "chosen": [], "optional": up_to is not None}
     elif returned:
@@ -291,25 +298,23 @@ def x_choose(rt, fr, ins, returned):
     if k["left"] <= 0:
         _next(fr)
         return
-    options = choose_options(rt, fr, ins)
+    options = _passing(rt, fr["env"], ins[2], ins[3], ins[4], distinct_from=k["chosen"])
     if not options:
         _next(fr)
         return
     if len(options) == 1 and not k["optional"] and not rt.state["vm"].get("ask_forced"):
         return resume_choose(rt, fr, ins, options[0])
-    rt.state["vm"]["pending"] = {"kind": "choose", "player": _decider(rt, fr, by), "prompt": _text(rt, fr, prompt),
-                                 "options": options, "can_stop": k["optional"], "at": _where(sp)}
+    rt.state["vm"]["pending"] = {"kind": "choose", "player": _decider(rt, fr, ins[7]), "prompt": _text(rt, fr, ins[8]),
+                                 "options": options, "can_stop": k["optional"], "at": _where(ins[1])}
     return SUSPEND
 
 
 def resume_choose(rt, fr, ins, value):
-    _, sp, var, it, where, body, up_to, by, prompt = ins
-    k = fr["k"]
     if value is None:          # stop choosing (up_to)
         _next(fr)
         return
-    k["chosen"].append(value)
-    push(rt, body, _child_env(fr, var, value))
+    fr["k"]["chosen"].append(value)
+    push(rt, ins[5], _child_env(fr, ins[2], value))
 
 
 def x_optional(rt, fr, ins, returned):

@@ -264,10 +264,11 @@ def test_the_constraints_hit_by_a_change_are_those_it_concerns(engine, monkeypat
 
     def exact(changes):
         got = hit(changes)
+        ids = [c["id"] for c in got]
         for c in checker.constraints:
             players = sides if c["scope"] != "game" else (None,)
             concerned = bool(checker.reads[c["id"]].targets(players, changes))
-            assert (c["id"] in got) == concerned, (c["id"], changes.top, changes.by_player)
+            assert (c["id"] in ids) == concerned, (c["id"], changes.top, changes.by_player)
         compared.append(len(got))
         return got
 
