@@ -232,16 +232,15 @@ def _provided(rt, runnable) -> list:
     return [(f"run:{p}", procs[p].provides) for p in runnable if procs[p].provides]
 
 
-def _sources_and_treasury(rt, player, ctx):
-    return rt.payment_sources(player, ctx), rt.treasury(player)
+def _available_now(rt, player, ctx):
+    return rt.payment_sources(player, ctx), rt.treasury(player), leftover(rt, player, ctx)
 
 
 def _available(rt, player, ctx):
     """What could pay now but the during-payment procedures (`_virtual`): sources, the treasury
     and the symbols left over. In a read-only window (Runtime.reading) they cannot change:
     computed once."""
-    srcs, treasury = rt.memoised(("can_pay", player, ctx.get("action")), _sources_and_treasury, rt, player, ctx)
-    return srcs, treasury, leftover(rt, player, ctx)
+    return rt.memoised(("can_pay", player, ctx.get("action")), _available_now, rt, player, ctx)
 
 
 def _virtual(rt, player, ctx) -> list:
