@@ -46,6 +46,9 @@ INLINE_DEPTH = 3
 # expressions that nest nothing: never a chunk of their own (a chunk would cost a call, and in
 # an inlined formula a dict of its variables, to read one name)
 _LEAVES = (A.Name, A.Num, A.Str, A.Bool, A.NoneLit)
+# expressions whose value needs nothing of the game: a number, a text, a flag, none, a cost
+# (`2 florin`); Compiler.expr marks their functions `constant`
+_LITERALS = (A.Num, A.Str, A.Bool, A.NoneLit, A.Qty)
 # the generated code's own Python locals (a loop's element, a bound temporary)
 _PLAIN_LOCAL = re.compile(r"_it|_t[0-9]+")
 # the elements of a `for`, `choose` or `random` that pass its `where`: one generated comprehension
@@ -207,12 +210,21 @@ class Compiler:
     # Comprehensions become small generated functions of their own.
 
     def expr(self, e, scope: dict):
-        """-> (callable f(rt, env), static type)"""
+        """-> (callable f(rt, env), static type). A literal's function carries its value as
+        `constant` (Runtime.catalogue_field remembers it like a plain value of the catalogue)."""
+        src, t = self.source(e, scope)
+        f = self._compile(f"lambda rt, env: {src}")
+        if isinstance(e, _LITERALS):
+            f.constant = f(None, {})
+        return f, t
+
+    def source(self, e, scope: dict) -> tuple:
+        """-> (Python source of the expression, reading locals from `env`; static type): what
+        `expr` compiles, and what a call site's generated function (`call`) is made of."""
         saved, self._pyvars = self._pyvars, {}
         try:
             with limits.deep_recursion():       # a few Python frames per level of the rules
-                src, t = self._src(e, scope, "env")
-                return self._compile(f"lambda rt, env: {src}"), t
+                return self._src(e, scope, "env")
         finally:
             self._pyvars = saved
 
@@ -279,14 +291,15 @@ class Compiler:
         t = self._tmp()
         return t, f"({t} := {src})"
 
-    def _literal(self, v) -> str:
+    def literal(self, v) -> str:
+        """The Python source of a constant value (a number or text as itself, else a name)."""
         return repr(v) if type(v) in (int, str) else self._const(v)
 
     def c_Num(self, e, scope, env):
-        return self._literal(e.value), "number"
+        return self.literal(e.value), "number"
 
     def c_Str(self, e, scope, env):
-        return self._literal(e.value), "str"
+        return self.literal(e.value), "str"
 
     def c_Bool(self, e, scope, env):
         return ("True" if e.value else "False"), "bool"
@@ -359,7 +372,7 @@ class Compiler:
             # a field the pack declares: read from the record (rt.rec: Abort on a bad id)
             o, bind = self._bound(obj)
             if slot.on_map:         # printed on the map (`@map`): the instance's map.yaml entry
-                read = f"rt.board.field({o}, {slot.on_map!r}, {self._literal(slot.default)})"
+                read = f"rt.board.field({o}, {slot.on_map!r}, {self.literal(slot.default)})"
             elif slot.on_board:     # printed on the side's board (`@printed`): Ruleset.printed
                 read = f"rt.rs.printed(rt, {self._const(slot)}, {o})"
             elif slot.direct and not DIRECT_RECORDS:
@@ -381,10 +394,10 @@ class Compiler:
                 # a field of a record of a list ("red.room2".agent): world_store.get's own read
                 read = f"{self._record_of(e, slot, o)}[{slot.key!r}]"
             elif slot.home:
-                read = f"rt.rec({slot.store!r}, {o})[{slot.home!r}].get({slot.key!r}, {self._literal(slot.default)})"
+                read = f"rt.rec({slot.store!r}, {o})[{slot.home!r}].get({slot.key!r}, {self.literal(slot.default)})"
             elif slot.of_record and slot.sparse and slot.shape == "scalar":
                 # a field of a record of a list kept only once set (court_space.shaded)
-                read = f"{self._record_of(e, slot, o)}.get({slot.key!r}, {self._literal(slot.default)})"
+                read = f"{self._record_of(e, slot, o)}.get({slot.key!r}, {self.literal(slot.default)})"
             elif not slot.of_record and (slot.shape in ("records", "index") and not slot.sparse
                                          or slot.shape == "list" and slot.sparse):
                 # world_store.get's reads of a stored record's list of records (as refs), the
@@ -403,7 +416,7 @@ class Compiler:
                 elif slot.shape == "index":
                     read = f"_index_ref({slot.item!r}, {o}, {rec}[{slot.key!r}])"
                 else:
-                    read = f"_listed({rec}.get({slot.key!r}, {self._literal(slot.default)}))"
+                    read = f"_listed({rec}.get({slot.key!r}, {self.literal(slot.default)}))"
             else:
                 read = f"_field(rt, {self._const(slot)}, {o})"
             return f"(None if {bind} is None else {read})", slot.checker_type
@@ -787,7 +800,7 @@ class Compiler:
             zone, owner, n = ref
             dest = lambda rt, env, _z=zone, _o=owner: ("zone", _z, _o and _o(rt, env))
             at = n or at
-        kw = {k: self.source(v, scope) for k, v in s.kwargs.items()}
+        kw = {k: self.source(v, scope)[0] for k, v in s.kwargs.items()}
         return self.call(s.span, "move", [self.applied(f) for f in (src, dest, at)], kw)
 
     def _zone_ref(self, e, scope, indexed):
@@ -843,19 +856,6 @@ class Compiler:
         return render
 
     # ------------------------------------------------------------ calls
-    def source(self, e, scope) -> str:
-        """The Python source of an expression of a statement, reading locals from `env`."""
-        saved, self._pyvars = self._pyvars, {}
-        try:
-            with limits.deep_recursion():
-                return self._src(e, scope, "env")[0]
-        finally:
-            self._pyvars = saved
-
-    def literal(self, value) -> str:
-        """The Python source of a constant value."""
-        return self._literal(value)
-
     def applied(self, f) -> str:
         """The Python source of a call of the function f(rt, env)."""
         return f"{self._const(f)}(rt, env)"
@@ -945,13 +945,13 @@ class Compiler:
         if t is A.CallStmt and s.verb == "move" and len(s.args) == 2:
             return self.move(s, scope)
         if t is A.CallStmt:
-            args = [self.source(a, scope) for a in s.args]
+            args = [self.source(a, scope)[0] for a in s.args]
             # the first argument of perform/run names a declaration: keep it as a plain id
             if s.verb in ("perform", "run") and s.args and isinstance(s.args[0], A.Name):
                 target = self.literal(s.args[0].id)
                 args[0] = f"(env[{target}] if {target} in env else {target})"
             elif s.verb == "event" and s.args and isinstance(s.args[0], A.Name):
                 args[0] = self.literal(s.args[0].id)      # an event's name, never a variable
-            kw = {k: self.source(v, scope) for k, v in s.kwargs.items()}
+            kw = {k: self.source(v, scope)[0] for k, v in s.kwargs.items()}
             return self.call(sp, s.verb, args, kw)
         self.fail(f"cannot compile statement {t.__name__}", sp)

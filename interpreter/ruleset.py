@@ -55,7 +55,11 @@ def _literal(v):
 
 
 def _const(v):
-    return lambda rt, env: v
+    """fn(rt, env) of a value the pack gives as it is (YAML, a default), marked `constant` as
+    Compiler.expr marks a literal's."""
+    f = lambda rt, env: v      # noqa: E731
+    f.constant = v
+    return f
 
 
 def _kinds_of(catalogue: dict) -> frozenset:
@@ -219,17 +223,6 @@ class Ruleset:
             return self.comp.expr(v, self._scope(d, scope))[0]
         return _const(v)
 
-    def literal_or_fn(self, d: Decl, name: str):
-        """Field `name` of a catalogue entry as Runtime.catalogue_field reads it: the value itself
-        when the rules write a literal cost (`cost: 2 florin`, the compiled expression's one
-        shared constant), which the runtime then remembers per ruleset and compiled code reads
-        inline (Ruleset.static_attrs); else the compiled fn(rt, env). A card's cost was read
-        about four times a decision, each a call of the compiled constant."""
-        fv = d.fields.get(name)
-        if fv is not None and isinstance(fv.value, A.Qty):
-            return costs.qty(fv.value.symbol, fv.value.count)
-        return self.fn(d, name)
-
     def _scope(self, d: Decl, extra=None) -> dict:
         s = param_types(d.params)
         s.update(extra or {})
@@ -352,7 +345,7 @@ class Ruleset:
         item = {
             "id": d.id, "name": d.title or d.id, "type": self.static(d, "type"),
             "copies": self._copies(d),
-            "cost": self.literal_or_fn(d, "cost"), "action": self.static(d, "action"),
+            "cost": self.fn(d, "cost"), "action": self.static(d, "action"),
             "action_args": {}, "bottom": self.symbols_of(d),
             "pp": self.fn(d, "pp", default=_const(0)),
             "war_bonus": self.static(d, "war_bonus", []) or [], "colour": self.static(d, "colour"),

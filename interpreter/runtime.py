@@ -256,7 +256,9 @@ class Runtime(BoardMixin, FightMixin):
             it = self.item(x)
         v = it.get(name)
         if callable(v):
-            return v(self, {"self": x, "player": env.get("player")})
+            if not hasattr(v, "constant"):
+                return v(self, {"self": x, "player": env.get("player")})
+            v = v.constant      # a literal (`cost: 2 florin`): remembered below, as a plain value is
         if name in verbs.entry_names(self):     # kept where the thing is (interpreter/verbs.py)
             return verbs.entry_value(self, x, name)
         if name not in _NOT_REMEMBERED:
