@@ -40,15 +40,11 @@ def push(rt, block: int, env: dict, scope: bool = False):
     """Push a frame; scope=True starts a new variable scope (a procedure or action call)."""
     frames = rt.state["vm"]["frames"]
     if len(frames) >= limits.MAX_FRAMES:
-        raise _too_deep()
+        raise RuleFault("RS305", f"the rules run more than {limits.MAX_FRAMES:,} procedures or blocks inside each "
+                                 "other (a procedure that runs itself without end?)",
+                        hint="make the recursion stop: a procedure that runs itself needs a case that does not")
     frames.append({"b": block, "pc": 0, "env": env, "k": None, "scope": True} if scope
                   else {"b": block, "pc": 0, "env": env, "k": None})
-
-
-def _too_deep() -> RuleFault:
-    return RuleFault("RS305", f"the rules run more than {limits.MAX_FRAMES:,} procedures or blocks inside each "
-                              "other (a procedure that runs itself without end?)",
-                     hint="make the recursion stop: a procedure that runs itself needs a case that does not")
 
 
 def run(rt, floor: int = 0):
@@ -160,13 +156,8 @@ def _enter(rt, fr, block: int, env: dict, scope: bool = False):
     """Run a block in place of the instruction (a branch of an `if`, a procedure called): the
     frame moves on to its next instruction first, so the block's end returns there without
     coming back to the instruction (a loop, which does come back, keeps `k` instead)."""
-    fr["pc"] += 1       # (_next, then push)
-    fr["k"] = None
-    frames = rt.state["vm"]["frames"]
-    if len(frames) >= limits.MAX_FRAMES:
-        raise _too_deep()
-    frames.append({"b": block, "pc": 0, "env": env, "k": None, "scope": True} if scope
-                  else {"b": block, "pc": 0, "env": env, "k": None})
+    _next(fr)
+    push(rt, block, env, scope)
 
 
 def _child_env(fr, var: str, value) -> dict:
@@ -258,12 +249,9 @@ def x_for(rt, fr, ins, returned):
     i = k["i"] = k["i"] + 1
     items = k["items"]
     if i < len(items):
-        env = dict(fr["env"])       # (_child_env)
-        env[ins[2]] = items[i]
-        push(rt, ins[5], env)
+        push(rt, ins[5], _child_env(fr, ins[2], items[i]))
     else:
-        fr["pc"] += 1       # (_next)
-        fr["k"] = None
+        _next(fr)
 
 
 def x_repeat(rt, fr, ins, returned):
