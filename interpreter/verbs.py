@@ -339,21 +339,33 @@ def entry_value(rt, x, name):
 _NOWHERE = object()
 
 
+def _entry_keys(rt, name) -> tuple:
+    """_layout of entry field `name` as the stored keys _entry_index reads: (the game's zones,
+    [(store, [(zone key, entry key)], [(list key, [holder keys], entry key)])]), once per World."""
+    w = world(rt)
+    cache = w.__dict__.setdefault("_entry_keys", {})
+    got = cache.get(name)
+    if got is None:
+        game, owned = _layout(rt, name)
+        got = cache[name] = (game, [
+            (store, [(z.key, z.entry[name].key) for z in zones],
+             [(key, [f.key for f in fields], next(e.key for e in entries if e.name == name))
+              for key, fields, entries in lists])
+            for store, zones, lists in owned])
+    return got
+
+
 def _entry_index(rt, name) -> dict:
     """{thing: its value of entry field `name`} for every thing kept where that field is, in
     locate's order (the first place found wins)."""
-    game, owned = _layout(rt, name)
+    game, owned = _entry_keys(rt, name)
     out = {}
     state = rt.state
     for z in game:
         items = state.get(GAME_STORE, {}).get(z.key) or ()
         for e in (e for pile in items.values() for e in pile) if z.grouped else items:
             out.setdefault(e["id"], e[z.entry[name].key])
-    for store, zones, lists in owned:
-        # the stored keys, once per index rather than once per record
-        zkeys = [(z.key, z.entry[name].key) for z in zones]
-        lkeys = [(key, [f.key for f in fields], next(e.key for e in entries if e.name == name))
-                 for key, fields, entries in lists]
+    for store, zkeys, lkeys in owned:
         for rec in state.get(store, {}).values():
             for zkey, ekey in zkeys:
                 for e in rec.get(zkey) or ():
