@@ -102,12 +102,15 @@ def refs_of(record_type: str, owner, n: int) -> tuple:
     """The refs of the first n records of owner's list (a field read of a list of records, the
     location index: spelling them out anew was a sixtieth of a playout). Remembered: a ref's
     text depends on nothing else."""
-    key = (record_type, owner, n)
-    got = _REFS.get(key)
-    if got is None:
-        if len(_REFS) > 100_000:
-            _REFS.clear()
-        got = _REFS[key] = tuple(ref(record_type, owner, i) for i in range(n))
+    got = _REFS.get((record_type, owner, n))
+    return got if got is not None else _spelt(record_type, owner, n)
+
+
+def _spelt(record_type: str, owner, n: int) -> tuple:
+    """refs_of the first time: spelt out and remembered."""
+    if len(_REFS) > 100_000:
+        _REFS.clear()
+    got = _REFS[record_type, owner, n] = tuple(ref(record_type, owner, i) for i in range(n))
     return got
 
 
@@ -233,15 +236,23 @@ def get(rt, s: Slot, x):
 
 
 def refs_list(item: str, x, v):
-    """The stored list `v` of x's records of type `item`, read as their refs (get's reading)."""
-    return None if v is None else list(refs_of(item, x, len(v)))
+    """The stored list `v` of x's records of type `item`, read as their refs (get's reading).
+    Reads refs_of's memo itself: compiled code reads a list of records with this call alone."""
+    if v is None:
+        return None
+    got = _REFS.get((item, x, len(v)))
+    return list(got if got is not None else _spelt(item, x, len(v)))
 
 
 def index_ref(item: str, x, v):
-    """The stored index `v` of one of x's records of type `item`, read as its ref."""
+    """The stored index `v` of one of x's records of type `item`, read as its ref (refs_of's
+    memo read here, as refs_list does)."""
     if v is None:
         return v
-    return refs_of(item, x, v + 1)[v] if type(v) is int and v >= 0 else ref(item, x, v)
+    if type(v) is int and v >= 0:
+        got = _REFS.get((item, x, v + 1))
+        return (got if got is not None else _spelt(item, x, v + 1))[v]
+    return ref(item, x, v)
 
 
 def listed(v):
@@ -259,10 +270,25 @@ def _refuse_printed(s: Slot):
 def put(rt, s: Slot, x, value):
     """`set x.F = value`: kept as the field's type keeps it (an int, a copy of a list...),
     clamped to its minimum; a sparse field of the record set to none is removed (a value in a
-    home map, a `player_var`, keeps none as its value)."""
-    _refuse_printed(s)
-    rec = the_ref(rt, x, s.kind)[3] if s.of_record else record(rt, s.store, x, s.kind)
-    _note(rt, s, x)
+    home map, a `player_var`, keeps none as its value). The record is found and the write
+    noted as get and _note do, written out: a `set` is the commonest write of the rules."""
+    if s.on_map or s.on_board:
+        _refuse_printed(s)
+    w = rt.wrote
+    if s.of_record:
+        rec = _ref_record(rt, x, s.kind)
+        if w is not None:
+            where = rt.rs.ref_cache[x]         # (type, owner, index, store, list key)
+            w.at(where[3], where[4], where[1])
+    else:
+        rec = rt.state[s.store].get(x) if s.store and type(x) is str else None
+        if rec is None:
+            rec = record(rt, s.store, x, s.kind)
+        if w is not None:
+            if type(x) is dict:
+                rt.writes_unknown()
+            else:
+                w.at(s.store, s.home or s.key, x)
     if s.home:
         rec = rec[s.home]
     elif value is None and s.sparse:
@@ -349,25 +375,42 @@ def location(rt, x) -> list:
     as one index while a read-only window is open."""
     if rt.memo is not None and isinstance(x, str):
         return rt.memoised("location", _location_index, rt).get(x, _NOWHERE)
-    for where in _places(rt, x):
-        return where
-    return _NOWHERE
+    return _place(rt, x)
 
 
 _NOWHERE = [None, None]
 
 
 def _location_index(rt) -> dict:
+    """{thing: [holder, place]} for every thing held, the first place found winning (_place's
+    search for every thing at once)."""
     index = {}
-    for thing, where in _places(rt, _NOWHERE):
-        index.setdefault(thing, where)
+    state = rt.state
+    for store, plan in rt.rs.holders:
+        for owner, rec in state[store].items():
+            for p in plan:
+                if p[0] == "records":
+                    _, rec_type, key, fields = p
+                    items = rec[key]
+                    names = None
+                    for i, r in enumerate(items):
+                        for place, fkey in fields:
+                            thing = r[fkey]
+                            if thing is not None and thing not in index:
+                                if names is None:
+                                    names = refs_of(rec_type, owner, len(items))
+                                index[thing] = [names[i], place]
+                else:
+                    zone = p[1]
+                    for e in rec.get(p[2], ()):
+                        thing = e["id"] if isinstance(e, dict) else e
+                        if thing not in index:
+                            index[thing] = [owner, zone]
     return index
 
 
-def _places(rt, x):
-    """Where `x` is, in order ([holder, place]); with x = _NOWHERE, (thing, [holder, place])
-    for every thing held."""
-    every = x is _NOWHERE
+def _place(rt, x) -> list:
+    """Where `x` is ([holder, place]): the first place in the order of rt.rs.holders."""
     state = rt.state
     for store, plan in rt.rs.holders:
         for owner, rec in state[store].items():
@@ -375,19 +418,18 @@ def _places(rt, x):
                 if kind == "records":
                     rec_type, key, fields = where
                     items = rec[key]
-                    names = refs_of(rec_type, owner, len(items))
                     for i, r in enumerate(items):
                         for place, fkey in fields:
                             thing = r[fkey]
-                            if thing is not None and (every or thing == x):
-                                at = [names[i], place]
-                                yield (thing, at) if every else at
+                            if thing is not None and thing == x:
+                                return [refs_of(rec_type, owner, len(items))[i], place]
                 else:
                     zone, key = where
                     for e in rec.get(key, ()):
                         thing = e["id"] if isinstance(e, dict) else e
-                        if every or thing == x:
-                            yield (thing, [owner, zone]) if every else [owner, zone]
+                        if thing == x:
+                            return [owner, zone]
+    return _NOWHERE
 
 
 # ------------------------------------------------------------------------------ zones
@@ -410,7 +452,8 @@ def zone_things(rt, zr: ZoneRead, x):
     if x is None:
         held = rt.state[zr.store][zr.key]           # a zone of the game
     else:
-        held = record(rt, zr.store, x)[zr.key]
+        rec = rt.state[zr.store].get(x) if zr.store and x.__class__ is str else None     # (record's common case)
+        held = (rec if rec is not None else record(rt, zr.store, x))[zr.key]
     if zr.shape == "list":
         return list(held)
     if zr.shape == "entries":

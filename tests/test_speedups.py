@@ -9,7 +9,7 @@ combination; this test checks each shortcut alone, so a fault is named):
   `_adopt`);
 - plain catalogue fields answered from a cache (interpreter/runtime.py `catalogue_field`, which
   compiled code, `attr` and `field_of` all read through);
-- record refs ("red.room2") spelt once (interpreter/world_store.py `refs_of`);
+- record refs ("red.room2") spelt once (interpreter/world_store.py `_REFS`);
 - playout hints parsing a choice's moves once (interpreter/playout_policy.py `_parsed`);
 - compiled field reads taking the record straight from the store (interpreter/compiler.py
   `DIRECT_RECORDS`);
@@ -76,10 +76,13 @@ def _no_field_cache(monkeypatch, pack):
     return eng
 
 
+def _no_ref_cache(monkeypatch, pack):
+    monkeypatch.setattr(world_store, "_REFS", _Forgetful())
+    return Engine(pack)
+
+
 _no_inlining = _set(compiler, "INLINE_NODES", 0)
 _no_shared_window = _set(vm, "_CHANGES", [True] * len(vm._CHANGES))
-_no_ref_cache = _set(world_store, "refs_of", lambda rtype, owner, n: tuple(world_store.ref(rtype, owner, i)
-                                                                          for i in range(n)))
 _no_parsed_choices = _set(playout_policy, "_parsed", lambda pending: {})
 _no_direct_records = _set(compiler, "DIRECT_RECORDS", False)
 _copy_for_every_payment = _set(api, "COPY_ONLY_TO_TRY", False)
