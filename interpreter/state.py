@@ -51,29 +51,40 @@ def card_ids(type_id: str, copies: int) -> list:
     return [f"{type_id}#{i}" for i in range(1, copies + 1)] if copies > 1 else [type_id]
 
 
-_TYPES: dict = {}
+class _Types(dict):
+    """instance -> catalogue id ('merchant#2' -> 'merchant'), each worked out at its first read."""
+
+    def __missing__(self, instance):
+        t = self[instance] = instance.split("#", 1)[0]
+        return t
 
 
-def type_of(instance: str) -> str:
-    """'merchant#2' -> 'merchant' (memoised: called in every formula about cards)."""
-    t = _TYPES.get(instance)
-    if t is None:
-        t = _TYPES[instance] = instance.split("#", 1)[0]
-    return t
+_TYPES = _Types()
+# 'merchant#2' -> 'merchant': the memo's own lookup, called in every formula about cards (a
+# builtin call, where a function reading the memo was a Python call of its own)
+type_of = _TYPES.__getitem__
+
+
+_FIRSTS: dict = {}      # tuple of things -> first_of_each of them
 
 
 def first_of_each(things) -> list:
-    """The first thing of each catalogue id, in order (the top of each pile). Reads type_of's
-    memo itself: one call less per thing, and the display is read at every purchase."""
-    seen, out = set(), []
-    for t in things:
-        k = _TYPES.get(t)
-        if k is None:
+    """The first thing of each catalogue id, in order (the top of each pile). Remembered per
+    sequence of things: the display is read at every purchase, and changes only when a card
+    leaves it (a tuple of its ids is hashed in C, where the walk read each id's type)."""
+    key = tuple(things)
+    got = _FIRSTS.get(key)
+    if got is None:
+        if len(_FIRSTS) > 10_000:
+            _FIRSTS.clear()
+        seen, out = set(), []
+        for t in key:
             k = type_of(t)
-        if k not in seen:
-            seen.add(k)
-            out.append(t)
-    return out
+            if k not in seen:
+                seen.add(k)
+                out.append(t)
+        got = _FIRSTS[key] = tuple(out)
+    return list(got)
 
 
 def setup_for(setup: dict, players: int) -> dict:
