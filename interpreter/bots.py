@@ -288,10 +288,12 @@ def play_game(engine, players, seed: int, bot: str = "random", max_moves: int = 
         if not legal:
             break
         mv = bots.choose(engine, state, legal)
-        events = [] if on_move else None
-        turn = {"year": state["year"], "pending": state["vm"]["pending"]}
-        state = engine.apply(state, mv, events=events, transactional=False)
         if on_move:
+            events = []
+            turn = {"year": state["year"], "pending": state["vm"]["pending"]}
+            state = engine.apply(state, mv, events=events, transactional=False)
             on_move(turn, mv, events, state)
+        else:
+            state = engine.apply(state, mv, transactional=False)
         moves.append(mv)
     return state, moves
