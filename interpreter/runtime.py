@@ -523,9 +523,9 @@ class Runtime(BoardMixin, FightMixin):
         v = setup_for(setup, len(self.state["players"])).get(key)
         return default if v is None else v
 
-    def zone_things(self, zr, x):
-        """What a zone holds (compiled `x.ZONE`, or a zone of the game by its name)."""
-        return world_store.zone_things(self, zr, x)
+    # what a zone holds (compiled `x.ZONE`, or a zone of the game by its name): world_store's
+    # function itself, called with rt as its first argument
+    zone_things = world_store.zone_things
 
     def _formula_limit(self, name):
         d = self.rs.decls.get(("formula", name))
@@ -739,11 +739,10 @@ class Runtime(BoardMixin, FightMixin):
         """Every other node of the map a path of edges of the kinds `via` reaches, sorted."""
         return list(self.board.reachable(x, via))
 
-    def f_position(self, p, track=None):
-        return tracks.position(self, p, track)
-
-    def f_zone_of(self, x):
-        return tracks.zone_of(self, x)
+    # position(x, track) and zone_of(x) are tracks.py's functions themselves (rt as their first
+    # argument), without a method in between: rules ask for positions a few times per decision
+    f_position = tracks.position
+    f_zone_of = tracks.zone_of
 
     def _steps_left(self, p, track):
         """Spaces still allowed this Year by the track's max_steps_per_year (steps taken are
