@@ -484,9 +484,16 @@ class Runtime(BoardMixin, FightMixin):
     def named(self, name, env):
         """A formula without parameters read by its bare name (`notables`): memoised while a
         read-only window is open, like a method formula."""
-        if self.memo is None:
+        memo = self.memo
+        if memo is None:
             return self.formula(name, (), {}, env)
-        return self.memoised(("named", name, env.get("player")), self.formula, name, (), {}, env)
+        key = ("named", name, env.get("player"))
+        if self.read_log is None:       # memoised's common case, inline (as in method)
+            got = memo.get(key, self._UNSET)
+            if got is self._UNSET:
+                got = memo[key] = self.formula(name, (), {}, env)
+            return got
+        return self.memoised(key, self.formula, name, (), {}, env)
 
     def f_find(self, store, key, value):
         """The ids of the records under `store` whose field `key` holds `value` (in their order)."""
@@ -985,7 +992,12 @@ class Runtime(BoardMixin, FightMixin):
             self.log(f"{local['player']}: {c.decl.title or c.id}")
         elif env.get("action"):
             local["action"] = env["action"]
-        self._bind(c.params, args, kwargs, local)
+        params = c.params
+        if kwargs or len(args) != len(params):
+            self._bind(params, args, kwargs, local)
+        else:                       # every parameter given by position: the common call
+            for (pname, _), a in zip(params, args):
+                local[pname] = a
         if c.requires is not None and not c.requires(self, local):
             raise Abort(f"{c.decl.kind} {c.id} cannot be used now", c.decl.span)
         return c.effect, local
