@@ -279,24 +279,35 @@ class Runtime(BoardMixin, FightMixin):
         return self.memoised(("type", obj), self._type_name, obj)
 
     def _type_name(self, obj) -> str | None:
-        if obj in self.state["p"]:
-            return "player"
         st = self.state
+        if obj in st["p"]:
+            return "player"
         for kind, store in self.rs.stored_kinds:       # a record of a kind with its own store
             if obj in st.get(store, ()):
                 return kind
-        ref = world_store.parse_ref(self, obj)
-        if ref is not None:
-            return ref[0]       # a record of a list ("red.room2"): its record type
+        got = self.rs.id_types.get(obj)
+        spelled, t = got if got is not None else self._id_type(obj)
+        if spelled:
+            ref = world_store.parse_ref(self, obj)
+            if ref is not None:
+                return ref[0]       # a record of a list ("red.room2"): its record type
+        return t
+
+    def _id_type(self, obj) -> tuple:
+        """(whether `obj` is spelled as a record of a list, its type if no record names it): what
+        the ruleset alone says of an id, worked out once per ruleset (Ruleset.id_types)."""
         if obj.startswith("space:"):
-            return "space"
-        if self.is_card(obj):
-            return "card"
-        if self.is_tile(obj):
-            return "tile"
-        if obj in self.rs.tracks:
-            return "track"
-        return None
+            t = "space"
+        elif self.is_card(obj):
+            t = "card"
+        elif self.is_tile(obj):
+            t = "tile"
+        elif obj in self.rs.tracks:
+            t = "track"
+        else:
+            t = None
+        got = self.rs.id_types[obj] = (world_store.spelling(self.rs, obj) is not None, t)
+        return got
 
     def attr(self, obj, name, env):
         if obj.__class__ is str:        # a catalogue field that is a plain value (tile.colour)
