@@ -570,8 +570,8 @@ class Runtime(BoardMixin, FightMixin):
         rows = self.rs.tables.get(table)
         v = rows
         for k in keys:
-            if isinstance(v, list) and v and all(isinstance(r, list) and len(r) == 2 for r in v):
-                v = dict((r[0], r[1]) for r in v)
+            if isinstance(v, list) and v:
+                v = self._pairs(v)
             if isinstance(v, dict):
                 v = v.get(k, v.get(str(k)))
             elif isinstance(v, list) and isinstance(k, int) and 0 <= k < len(v):
@@ -580,12 +580,22 @@ class Runtime(BoardMixin, FightMixin):
                 return None
         return v
 
+    def _pairs(self, v: list):
+        """A list of a table that is all [key, value] pairs as a dict of them (else the list as
+        it is), worked out once per list (Ruleset.table_dicts, by the list's identity: the
+        ruleset's tables are never changed, and the entry keeps the list alive)."""
+        got = self.rs.table_dicts.get(id(v))
+        if got is None or got[0] is not v:
+            d = dict((r[0], r[1]) for r in v) if all(isinstance(r, list) and len(r) == 2 for r in v) else v
+            got = self.rs.table_dicts[id(v)] = (v, d)
+        return got[1]
+
     # ------------------------------------------------------------ functions
     def f_count(self, s):
         return len(s or ())
 
     def f_sum(self, s):
-        return sum(x or 0 for x in (s or ()))
+        return sum(filter(None, s or ()))       # none (and any false value) counts 0
 
     def f_max(self, s, default=0):
         s = [x for x in (s or ()) if x is not None]
@@ -649,14 +659,22 @@ class Runtime(BoardMixin, FightMixin):
 
     def f_modifier(self, p, hook):
         total = 0
+        modifiers = self.rs.modifiers
         for x in self.cards_of(p) + self.tiles_of(p) + self.P(p)["outside"]:
-            for ab in self.item(x).get("abilities", []):
-                a = self.rs.abilities.get(ab)
-                if a and a["modifies"] == hook:
-                    env = {"player": p, "self": x}
-                    if a["condition"] is None or a["condition"](self, env):
-                        total += int(a["amount"](self, env) or 0)
+            abilities = modifiers.get((x, hook))
+            if abilities is None:
+                abilities = modifiers[(x, hook)] = self._modifiers(x, hook)
+            for a in abilities:
+                env = {"player": p, "self": x}
+                if a["condition"] is None or a["condition"](self, env):
+                    total += int(a["amount"](self, env) or 0)
         return total
+
+    def _modifiers(self, x, hook) -> tuple:
+        """The abilities of thing x that modify `hook`, in its catalogue entry's order (what the
+        ruleset alone says: remembered per ruleset, Ruleset.modifiers)."""
+        got = (self.rs.abilities.get(ab) for ab in self.item(x).get("abilities", []))
+        return tuple(a for a in got if a and a["modifies"] == hook)
 
     def f_space(self, track, n):
         return f"space:{track}:{int(n)}"
@@ -822,10 +840,13 @@ class Runtime(BoardMixin, FightMixin):
         else:
             things = self._owned_things(p)
         out = []
+        kinds = rs.thing_kinds
         for o in things:
-            if item(o).get("type") == kind or type_of(o) == kind:
-                if o not in out:
-                    out.append(o)
+            k = kinds.get(o)
+            if k is None:       # (its catalogue entry's type, its catalogue id)
+                k = kinds[o] = (item(o).get("type"), type_of(o))
+            if kind in k and o not in out:
+                out.append(o)
         return out
 
     def f_option(self, name):
