@@ -266,19 +266,11 @@ class Runtime(BoardMixin, FightMixin):
         return v
 
     def type_name(self, obj) -> str | None:
-        """The runtime type of a value (for attributes on values typed `any`)."""
+        """The runtime type of a value (for attributes on values typed `any`). Worked out at
+        each ask, not memoised: a few lookups, where a memo's key and bookkeeping cost more than
+        the memo saved (most types asked in a read-only window are asked once)."""
         if not isinstance(obj, str):
             return None
-        memo = self.memo
-        if memo is not None and self.read_log is None:      # memoised's common case, inline
-            key = ("type", obj)
-            t = memo.get(key, self._UNSET)
-            if t is self._UNSET:
-                t = memo[key] = self._type_name(obj)
-            return t
-        return self.memoised(("type", obj), self._type_name, obj)
-
-    def _type_name(self, obj) -> str | None:
         st = self.state
         if obj in st["p"]:
             return "player"
@@ -336,15 +328,15 @@ class Runtime(BoardMixin, FightMixin):
                 if t in ("card", "tile"):
                     return self.catalogue_field(obj, name, env)
                 return self.field_of(obj, name, env)
-            if t == "space" or t in self.rs.record_lists:     # its stored fields (Runtime._record_at)
+            stored, index, method, zr = x      # 'rest': what the ruleset says of (t, name)
+            if stored:          # its stored fields (Runtime._record_at)
                 rec = self._record_at(obj, False)
                 if rec is not None and name in rec:
                     return rec[name]
-            if name == "index" and t in self.rs.record_lists:
+            if index:
                 return world_store.index_of(self, obj)
-            if (t, name) in self.rs.method_types:       # a method formula: x.name is name(x)
+            if method:          # a method formula: x.name is name(x)
                 return self.method(name, obj, env)
-            zr = self.rs.zone_slot(t, name)
             if zr is not None:          # a zone it owns (x.tiles): the things in it
                 return world_store.zone_things(self, zr, obj)
         return self.field_of(obj, name, env)
@@ -352,8 +344,9 @@ class Runtime(BoardMixin, FightMixin):
     def _attr_route(self, t, name) -> tuple:
         """How `attr` reads `name` of a value of type `t`, as far as the ruleset alone decides
         it (remembered per ruleset: the same checks in the same order, once): an `a_T_N`
-        method, a declared field's slot, straight to `field_of`, or 'rest' (the checks that
-        depend on the value)."""
+        method, a declared field's slot, straight to `field_of`, or 'rest' with the checks that
+        depend on the value: (a stored record's field first, `index` of a record of a list, a
+        method formula, the zone it owns)."""
         m = _attr_method(type(self), t, name)
         if m is not None:
             return "method", m
@@ -362,9 +355,11 @@ class Runtime(BoardMixin, FightMixin):
             slot = self.rs.slot(t, name)
         if slot is not None:
             return "slot", slot
-        if t == "space" or t in self.rs.record_lists \
-                or (t, name) in self.rs.method_types or self.rs.zone_slot(t, name) is not None:
-            return "rest", None
+        listed = t in self.rs.record_lists
+        rest = (t == "space" or listed, name == "index" and listed, (t, name) in self.rs.method_types,
+                self.rs.zone_slot(t, name))
+        if any(rest[:3]) or rest[3] is not None:
+            return "rest", rest
         return "field", None
 
     def _record_at(self, ref, create: bool):
