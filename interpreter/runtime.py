@@ -46,6 +46,9 @@ _MAX_FORMULA_DEPTH = limits.MAX_FORMULA_DEPTH
 # catalogue fields never remembered as plain values (Runtime.catalogue_field): who owns a thing
 # changes, and an effect kept as a number is a block of the program, not a field's value
 _NOT_REMEMBERED = frozenset(("owner", "on_gain", "effect"))
+# the default of a lookup that tells a missing key from a stored None (a module global: read
+# through the Runtime, a class attribute cost a lookup the interpreter does not specialise)
+_UNSET = object()
 
 
 def _attr_method(cls, t, name):
@@ -103,16 +106,14 @@ class Runtime(BoardMixin, FightMixin):
         if opened:
             self.memo = None
 
-    _UNSET = object()
-
     def memoised(self, key, compute, *args):
         """compute(*args), remembered under `key` while a read-only window is open."""
         memo = self.memo
         if memo is None:
             return compute(*args)
-        got = memo.get(key, self._UNSET)
+        got = memo.get(key, _UNSET)
         log = self.read_log         # set while constraints are checked: reads are noted
-        if got is self._UNSET:
+        if got is _UNSET:
             if log is None:
                 got = memo[key] = compute(*args)
                 return got
@@ -242,11 +243,11 @@ class Runtime(BoardMixin, FightMixin):
             return self.field_of(x, name, env)
         static = self.rs.static_attrs
         key = (x, name)
-        v = static.get(key, self._UNSET)
+        v = static.get(key, _UNSET)
         vs = self.state.get("vars")
         if vs and x in vs and name in vs[x]:
             return vs[x][name]
-        if v is not self._UNSET:
+        if v is not _UNSET:
             return v
         it = self.rs.items.get(x)
         if it is None:
@@ -303,8 +304,8 @@ class Runtime(BoardMixin, FightMixin):
 
     def attr(self, obj, name, env):
         if obj.__class__ is str:        # a catalogue field that is a plain value (tile.colour)
-            v = self.rs.static_attrs.get((obj, name), self._UNSET)
-            if v is not self._UNSET:
+            v = self.rs.static_attrs.get((obj, name), _UNSET)
+            if v is not _UNSET:
                 inst_vars = self.state.get("vars")
                 if not inst_vars or obj not in inst_vars or name not in inst_vars[obj]:
                     return v
@@ -350,8 +351,8 @@ class Runtime(BoardMixin, FightMixin):
         m = _attr_method(type(self), t, name)
         if m is not None:
             return "method", m
-        slot = self.rs.slots.get((t, name), self._UNSET)
-        if slot is self._UNSET:
+        slot = self.rs.slots.get((t, name), _UNSET)
+        if slot is _UNSET:
             slot = self.rs.slot(t, name)
         if slot is not None:
             return "slot", slot
@@ -479,8 +480,8 @@ class Runtime(BoardMixin, FightMixin):
             return self.formula(name, (obj,), {}, env)
         key = ("method", name, obj, env.get("player"))
         if self.read_log is None:       # memoised's common case, inline (as in type_name)
-            got = memo.get(key, self._UNSET)
-            if got is self._UNSET:
+            got = memo.get(key, _UNSET)
+            if got is _UNSET:
                 got = memo[key] = self.formula(name, (obj,), {}, env)
             return got
         return self.memoised(key, self.formula, name, (obj,), {}, env)
@@ -495,8 +496,8 @@ class Runtime(BoardMixin, FightMixin):
             return self.formula(name, (), {}, env)
         key = ("named", name, env.get("player"))
         if self.read_log is None:       # memoised's common case, inline (as in method)
-            got = memo.get(key, self._UNSET)
-            if got is self._UNSET:
+            got = memo.get(key, _UNSET)
+            if got is _UNSET:
                 got = memo[key] = self.formula(name, (), {}, env)
             return got
         return self.memoised(key, self.formula, name, (), {}, env)
@@ -680,8 +681,8 @@ class Runtime(BoardMixin, FightMixin):
 
     def space_field(self, ref, name, env):
         blocks = self.rs.space_blocks
-        sp = blocks.get(ref, self._UNSET)
-        if sp is self._UNSET:
+        sp = blocks.get(ref, _UNSET)
+        if sp is _UNSET:
             if len(blocks) > 10_000:        # refs a formula spelled out of range: bounded
                 blocks.clear()
             sp = blocks[ref] = tracks.declared_space(self.rs, ref)
