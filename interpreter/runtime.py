@@ -345,9 +345,9 @@ class Runtime(BoardMixin, FightMixin):
     def _attr_route(self, t, name) -> tuple:
         """How `attr` reads `name` of a value of type `t`, as far as the ruleset alone decides
         it (remembered per ruleset: the same checks in the same order, once): an `a_T_N`
-        method, a declared field's slot, straight to `field_of`, or 'rest' with the checks that
-        depend on the value: (a stored record's field first, `index` of a record of a list, a
-        method formula, the zone it owns)."""
+        method, a declared field's slot, straight to `field_of`, or 'rest': the checks that
+        depend on the value, with what the ruleset says of each (whether the type keeps stored
+        fields, `index` of a record of a list, a method formula, the zone it owns)."""
         m = _attr_method(type(self), t, name)
         if m is not None:
             return "method", m
@@ -479,7 +479,7 @@ class Runtime(BoardMixin, FightMixin):
         if memo is None:
             return self.formula(name, (obj,), {}, env)
         key = ("method", name, obj, env.get("player"))
-        if self.read_log is None:       # memoised's common case, inline (as in type_name)
+        if self.read_log is None:       # memoised's common case, inline
             got = memo.get(key, _UNSET)
             if got is _UNSET:
                 got = memo[key] = self.formula(name, (obj,), {}, env)
