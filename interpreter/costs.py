@@ -17,6 +17,8 @@ def qty(symbol: str, n: int) -> list:
 
 def as_cost(v) -> list:
     """Coerce a value to a cost: a symbol id means 1 of it; 0/None means nothing."""
+    if v.__class__ is list and (not v or v[0].__class__ is dict):      # a cost already: the common case
+        return v
     if isinstance(v, list) and (not v or isinstance(v[0], dict)):
         return v
     if isinstance(v, str):

@@ -118,6 +118,10 @@ class Ruleset:
     owner_slots: list | None = None     # [(store, owner field's slot)] of the kinds that declare `owner:` (Runtime.f_owner_of)
     static_attrs: dict = field(default_factory=dict)   # (instance, field) -> a plain catalogue value (Runtime.attr)
     space_blocks: dict = field(default_factory=dict)   # "space:TRACK:N" -> its declared block, or None (Runtime.space_field)
+    id_types: dict = field(default_factory=dict)       # id -> (spelled as a record of a list, its type else) (Runtime._id_type)
+    modifiers: dict = field(default_factory=dict)      # (thing, hook) -> its abilities that modify hook (Runtime.f_modifier)
+    thing_kinds: dict = field(default_factory=dict)    # thing -> (its catalogue entry's type, its catalogue id) (Runtime._owned)
+    table_dicts: dict = field(default_factory=dict)    # id of a table's list -> (the list, it as a dict of its pairs) (Runtime._pairs)
 
     # ------------------------------------------------------------ building
     @classmethod

@@ -46,6 +46,9 @@ _MAX_FORMULA_DEPTH = limits.MAX_FORMULA_DEPTH
 # catalogue fields never remembered as plain values (Runtime.catalogue_field): who owns a thing
 # changes, and an effect kept as a number is a block of the program, not a field's value
 _NOT_REMEMBERED = frozenset(("owner", "on_gain", "effect"))
+# the default of a lookup that tells a missing key from a stored None (a module global: read
+# through the Runtime, a class attribute cost a lookup the interpreter does not specialise)
+_UNSET = object()
 
 
 def _attr_method(cls, t, name):
@@ -103,16 +106,14 @@ class Runtime(BoardMixin, FightMixin):
         if opened:
             self.memo = None
 
-    _UNSET = object()
-
     def memoised(self, key, compute, *args):
         """compute(*args), remembered under `key` while a read-only window is open."""
         memo = self.memo
         if memo is None:
             return compute(*args)
-        got = memo.get(key, self._UNSET)
+        got = memo.get(key, _UNSET)
         log = self.read_log         # set while constraints are checked: reads are noted
-        if got is self._UNSET:
+        if got is _UNSET:
             if log is None:
                 got = memo[key] = compute(*args)
                 return got
@@ -242,11 +243,11 @@ class Runtime(BoardMixin, FightMixin):
             return self.field_of(x, name, env)
         static = self.rs.static_attrs
         key = (x, name)
-        v = static.get(key, self._UNSET)
+        v = static.get(key, _UNSET)
         vs = self.state.get("vars")
         if vs and x in vs and name in vs[x]:
             return vs[x][name]
-        if v is not self._UNSET:
+        if v is not _UNSET:
             return v
         it = self.rs.items.get(x)
         if it is None:
@@ -266,42 +267,45 @@ class Runtime(BoardMixin, FightMixin):
         return v
 
     def type_name(self, obj) -> str | None:
-        """The runtime type of a value (for attributes on values typed `any`)."""
+        """The runtime type of a value (for attributes on values typed `any`). Worked out at
+        each ask, not memoised: a few lookups, where a memo's key and bookkeeping cost more than
+        the memo saved (most types asked in a read-only window are asked once)."""
         if not isinstance(obj, str):
             return None
-        memo = self.memo
-        if memo is not None and self.read_log is None:      # memoised's common case, inline
-            key = ("type", obj)
-            t = memo.get(key, self._UNSET)
-            if t is self._UNSET:
-                t = memo[key] = self._type_name(obj)
-            return t
-        return self.memoised(("type", obj), self._type_name, obj)
-
-    def _type_name(self, obj) -> str | None:
-        if obj in self.state["p"]:
-            return "player"
         st = self.state
+        if obj in st["p"]:
+            return "player"
         for kind, store in self.rs.stored_kinds:       # a record of a kind with its own store
             if obj in st.get(store, ()):
                 return kind
-        ref = world_store.parse_ref(self, obj)
-        if ref is not None:
-            return ref[0]       # a record of a list ("red.room2"): its record type
+        got = self.rs.id_types.get(obj)
+        spelled, t = got if got is not None else self._id_type(obj)
+        if spelled:
+            ref = world_store.parse_ref(self, obj)
+            if ref is not None:
+                return ref[0]       # a record of a list ("red.room2"): its record type
+        return t
+
+    def _id_type(self, obj) -> tuple:
+        """(whether `obj` is spelled as a record of a list, its type if no record names it): what
+        the ruleset alone says of an id, worked out once per ruleset (Ruleset.id_types)."""
         if obj.startswith("space:"):
-            return "space"
-        if self.is_card(obj):
-            return "card"
-        if self.is_tile(obj):
-            return "tile"
-        if obj in self.rs.tracks:
-            return "track"
-        return None
+            t = "space"
+        elif self.is_card(obj):
+            t = "card"
+        elif self.is_tile(obj):
+            t = "tile"
+        elif obj in self.rs.tracks:
+            t = "track"
+        else:
+            t = None
+        got = self.rs.id_types[obj] = (world_store.spelling(self.rs, obj) is not None, t)
+        return got
 
     def attr(self, obj, name, env):
         if obj.__class__ is str:        # a catalogue field that is a plain value (tile.colour)
-            v = self.rs.static_attrs.get((obj, name), self._UNSET)
-            if v is not self._UNSET:
+            v = self.rs.static_attrs.get((obj, name), _UNSET)
+            if v is not _UNSET:
                 inst_vars = self.state.get("vars")
                 if not inst_vars or obj not in inst_vars or name not in inst_vars[obj]:
                     return v
@@ -325,15 +329,15 @@ class Runtime(BoardMixin, FightMixin):
                 if t in ("card", "tile"):
                     return self.catalogue_field(obj, name, env)
                 return self.field_of(obj, name, env)
-            if t == "space" or t in self.rs.record_lists:     # its stored fields (Runtime._record_at)
+            stored, index, method, zr = x      # 'rest': what the ruleset says of (t, name)
+            if stored:          # its stored fields (Runtime._record_at)
                 rec = self._record_at(obj, False)
                 if rec is not None and name in rec:
                     return rec[name]
-            if name == "index" and t in self.rs.record_lists:
+            if index:
                 return world_store.index_of(self, obj)
-            if (t, name) in self.rs.method_types:       # a method formula: x.name is name(x)
+            if method:          # a method formula: x.name is name(x)
                 return self.method(name, obj, env)
-            zr = self.rs.zone_slot(t, name)
             if zr is not None:          # a zone it owns (x.tiles): the things in it
                 return world_store.zone_things(self, zr, obj)
         return self.field_of(obj, name, env)
@@ -341,19 +345,22 @@ class Runtime(BoardMixin, FightMixin):
     def _attr_route(self, t, name) -> tuple:
         """How `attr` reads `name` of a value of type `t`, as far as the ruleset alone decides
         it (remembered per ruleset: the same checks in the same order, once): an `a_T_N`
-        method, a declared field's slot, straight to `field_of`, or 'rest' (the checks that
-        depend on the value)."""
+        method, a declared field's slot, straight to `field_of`, or 'rest': the checks that
+        depend on the value, with what the ruleset says of each (whether the type keeps stored
+        fields, `index` of a record of a list, a method formula, the zone it owns)."""
         m = _attr_method(type(self), t, name)
         if m is not None:
             return "method", m
-        slot = self.rs.slots.get((t, name), self._UNSET)
-        if slot is self._UNSET:
+        slot = self.rs.slots.get((t, name), _UNSET)
+        if slot is _UNSET:
             slot = self.rs.slot(t, name)
         if slot is not None:
             return "slot", slot
-        if t == "space" or t in self.rs.record_lists \
-                or (t, name) in self.rs.method_types or self.rs.zone_slot(t, name) is not None:
-            return "rest", None
+        listed = t in self.rs.record_lists
+        rest = (t == "space" or listed, name == "index" and listed, (t, name) in self.rs.method_types,
+                self.rs.zone_slot(t, name))
+        if any(rest[:3]) or rest[3] is not None:
+            return "rest", rest
         return "field", None
 
     def _record_at(self, ref, create: bool):
@@ -472,9 +479,9 @@ class Runtime(BoardMixin, FightMixin):
         if memo is None:
             return self.formula(name, (obj,), {}, env)
         key = ("method", name, obj, env.get("player"))
-        if self.read_log is None:       # memoised's common case, inline (as in type_name)
-            got = memo.get(key, self._UNSET)
-            if got is self._UNSET:
+        if self.read_log is None:       # memoised's common case, inline
+            got = memo.get(key, _UNSET)
+            if got is _UNSET:
                 got = memo[key] = self.formula(name, (obj,), {}, env)
             return got
         return self.memoised(key, self.formula, name, (obj,), {}, env)
@@ -484,9 +491,16 @@ class Runtime(BoardMixin, FightMixin):
     def named(self, name, env):
         """A formula without parameters read by its bare name (`notables`): memoised while a
         read-only window is open, like a method formula."""
-        if self.memo is None:
+        memo = self.memo
+        if memo is None:
             return self.formula(name, (), {}, env)
-        return self.memoised(("named", name, env.get("player")), self.formula, name, (), {}, env)
+        key = ("named", name, env.get("player"))
+        if self.read_log is None:       # memoised's common case, inline (as in method)
+            got = memo.get(key, _UNSET)
+            if got is _UNSET:
+                got = memo[key] = self.formula(name, (), {}, env)
+            return got
+        return self.memoised(key, self.formula, name, (), {}, env)
 
     def f_find(self, store, key, value):
         """The ids of the records under `store` whose field `key` holds `value` (in their order)."""
@@ -523,9 +537,9 @@ class Runtime(BoardMixin, FightMixin):
         v = setup_for(setup, len(self.state["players"])).get(key)
         return default if v is None else v
 
-    def zone_things(self, zr, x):
-        """What a zone holds (compiled `x.ZONE`, or a zone of the game by its name)."""
-        return world_store.zone_things(self, zr, x)
+    # what a zone holds (compiled `x.ZONE`, or a zone of the game by its name): world_store's
+    # function itself, called with rt as its first argument
+    zone_things = world_store.zone_things
 
     def _formula_limit(self, name):
         d = self.rs.decls.get(("formula", name))
@@ -552,8 +566,8 @@ class Runtime(BoardMixin, FightMixin):
         rows = self.rs.tables.get(table)
         v = rows
         for k in keys:
-            if isinstance(v, list) and v and all(isinstance(r, list) and len(r) == 2 for r in v):
-                v = dict((r[0], r[1]) for r in v)
+            if isinstance(v, list) and v:
+                v = self._pairs(v)
             if isinstance(v, dict):
                 v = v.get(k, v.get(str(k)))
             elif isinstance(v, list) and isinstance(k, int) and 0 <= k < len(v):
@@ -562,12 +576,22 @@ class Runtime(BoardMixin, FightMixin):
                 return None
         return v
 
+    def _pairs(self, v: list):
+        """A list of a table that is all [key, value] pairs as a dict of them (else the list as
+        it is), worked out once per list (Ruleset.table_dicts, by the list's identity: the
+        ruleset's tables are never changed, and the entry keeps the list alive)."""
+        got = self.rs.table_dicts.get(id(v))
+        if got is None or got[0] is not v:
+            d = dict((r[0], r[1]) for r in v) if all(isinstance(r, list) and len(r) == 2 for r in v) else v
+            got = self.rs.table_dicts[id(v)] = (v, d)
+        return got[1]
+
     # ------------------------------------------------------------ functions
     def f_count(self, s):
         return len(s or ())
 
     def f_sum(self, s):
-        return sum(x or 0 for x in (s or ()))
+        return sum(filter(None, s or ()))       # none (and any false value) counts 0
 
     def f_max(self, s, default=0):
         s = [x for x in (s or ()) if x is not None]
@@ -631,14 +655,22 @@ class Runtime(BoardMixin, FightMixin):
 
     def f_modifier(self, p, hook):
         total = 0
+        modifiers = self.rs.modifiers
         for x in self.cards_of(p) + self.tiles_of(p) + self.P(p)["outside"]:
-            for ab in self.item(x).get("abilities", []):
-                a = self.rs.abilities.get(ab)
-                if a and a["modifies"] == hook:
-                    env = {"player": p, "self": x}
-                    if a["condition"] is None or a["condition"](self, env):
-                        total += int(a["amount"](self, env) or 0)
+            abilities = modifiers.get((x, hook))
+            if abilities is None:
+                abilities = modifiers[(x, hook)] = self._modifiers(x, hook)
+            for a in abilities:
+                env = {"player": p, "self": x}
+                if a["condition"] is None or a["condition"](self, env):
+                    total += int(a["amount"](self, env) or 0)
         return total
+
+    def _modifiers(self, x, hook) -> tuple:
+        """The abilities of thing x that modify `hook`, in its catalogue entry's order (what the
+        ruleset alone says: remembered per ruleset, Ruleset.modifiers)."""
+        got = (self.rs.abilities.get(ab) for ab in self.item(x).get("abilities", []))
+        return tuple(a for a in got if a and a["modifies"] == hook)
 
     def f_space(self, track, n):
         return f"space:{track}:{int(n)}"
@@ -649,8 +681,8 @@ class Runtime(BoardMixin, FightMixin):
 
     def space_field(self, ref, name, env):
         blocks = self.rs.space_blocks
-        sp = blocks.get(ref, self._UNSET)
-        if sp is self._UNSET:
+        sp = blocks.get(ref, _UNSET)
+        if sp is _UNSET:
             if len(blocks) > 10_000:        # refs a formula spelled out of range: bounded
                 blocks.clear()
             sp = blocks[ref] = tracks.declared_space(self.rs, ref)
@@ -739,11 +771,10 @@ class Runtime(BoardMixin, FightMixin):
         """Every other node of the map a path of edges of the kinds `via` reaches, sorted."""
         return list(self.board.reachable(x, via))
 
-    def f_position(self, p, track=None):
-        return tracks.position(self, p, track)
-
-    def f_zone_of(self, x):
-        return tracks.zone_of(self, x)
+    # position(x, track) and zone_of(x) are tracks.py's functions themselves (rt as their first
+    # argument), without a method in between: rules ask for positions a few times per decision
+    f_position = tracks.position
+    f_zone_of = tracks.zone_of
 
     def _steps_left(self, p, track):
         """Spaces still allowed this Year by the track's max_steps_per_year (steps taken are
@@ -805,10 +836,13 @@ class Runtime(BoardMixin, FightMixin):
         else:
             things = self._owned_things(p)
         out = []
+        kinds = rs.thing_kinds
         for o in things:
-            if item(o).get("type") == kind or type_of(o) == kind:
-                if o not in out:
-                    out.append(o)
+            k = kinds.get(o)
+            if k is None:       # (its catalogue entry's type, its catalogue id)
+                k = kinds[o] = (item(o).get("type"), type_of(o))
+            if kind in k and o not in out:
+                out.append(o)
         return out
 
     def f_option(self, name):
@@ -986,7 +1020,12 @@ class Runtime(BoardMixin, FightMixin):
             self.log(f"{local['player']}: {c.decl.title or c.id}")
         elif env.get("action"):
             local["action"] = env["action"]
-        self._bind(c.params, args, kwargs, local)
+        params = c.params
+        if kwargs or len(args) != len(params):
+            self._bind(params, args, kwargs, local)
+        else:                       # every parameter given by position: the common call
+            for (pname, _), a in zip(params, args):
+                local[pname] = a
         if c.requires is not None and not c.requires(self, local):
             raise Abort(f"{c.decl.kind} {c.id} cannot be used now", c.decl.span)
         return c.effect, local
