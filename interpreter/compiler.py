@@ -705,6 +705,7 @@ class Compiler:
 
     def c_Comprehension(self, e, scope, env):
         saved, saved_inline, saved_loop = self._pyvars, self._inline_env, self._loop_records
+        saved_depth, self._depth = self._depth, 0      # its own generated function: nesting anew
         try:
             self._pyvars, self._inline_env, self._loop_records = {}, None, None
             self._want_records = "_recs" if RECORDS_IN_LOOPS and isinstance(e.iter, (A.Attr, A.Name)) else None
@@ -730,13 +731,17 @@ class Compiler:
                 it, _ = self._src(e.iter, scope, "env")
         finally:
             self._pyvars, self._inline_env, self._loop_records = saved, saved_inline, saved_loop
-            self._want_records = None
+            self._want_records, self._depth = None, saved_depth
         # over a list of records: each ref with its record (`_recs`, the stored list the
         # iterable read; None when it read none: then with None)
         start, loop = ("    _recs = None\n", "_it, _rec_it in zip(items, _NONES if _recs is None else _recs)") \
             if over_records else ("", "_it in items")
         name = self._const(None)
-        span = self._const(e.span)
+        # the work budget (limits.WORK_BUDGET): Runtime.spend's count, and its call (RS305) once
+        # the budget is spent
+        spend = (f"    rt.work -= len(items)\n"
+                 f"    if rt.work < 0:\n"
+                 f"        rt.spend(0, {self._const(e.span)})\n")
         # `local` (the variables in scope) is only built when the code reads it
         uses_local = "local" in elem or "local" in cond
         if uses_local:
@@ -745,7 +750,7 @@ class Compiler:
                     f"    local = dict(env)\n"
                     f"{start}"
                     f"    items = {it} or ()\n"
-                    f"    rt.spend(len(items), {span})\n"     # the work budget (limits.WORK_BUDGET)
+                    f"{spend}"
                     f"    for {loop}:\n"
                     f"        local[{e.var!r}] = _it\n"
                     f"        if {cond}:\n"
@@ -755,7 +760,7 @@ class Compiler:
             code = (f"def {name}(rt, env):\n"
                     f"{start}"
                     f"    items = {it} or ()\n"
-                    f"    rt.spend(len(items), {span})\n"
+                    f"{spend}"
                     f"    return [{elem} for {loop}" + ("" if cond == "True" else f" if {cond}") + "]\n")
         self._exec(code, "comprehension")
         return f"{name}(rt, {saved_inline or env})", "set:" + etype
