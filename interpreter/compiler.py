@@ -64,6 +64,8 @@ _DIRECT_FUNCTIONS = {
 }
 # the generated code's own Python locals (a loop's element, a bound temporary)
 _PLAIN_LOCAL = re.compile(r"_it|_t[0-9]+")
+# the whole of an expression's source when it calls a generated function with the same arguments
+_CALL_OF_GENERATED = re.compile(r"_k[0-9]+\(rt, env\)")
 # the elements of a `for`, `choose` or `random` that pass its `where`: one generated comprehension
 # (Compiler._loop_items); off: vm._passing tests the condition element by element
 FILTERED_LOOPS = True
@@ -228,6 +230,8 @@ class Compiler:
         """-> (callable f(rt, env), static type). A literal's function carries its value as
         `constant` (Runtime.catalogue_field remembers it like a plain value of the catalogue)."""
         src, t = self.source(e, scope)
+        if _CALL_OF_GENERATED.fullmatch(src):      # a comprehension's function: itself, not a
+            return self._ns[src[:src.index("(")]], t     # function that only calls it
         f = self._compile(f"lambda rt, env: {src}")
         if isinstance(e, _LITERALS):
             f.constant = f(None, {})
