@@ -585,7 +585,7 @@ class Compiler:
         saved = self._pyvars, self._inline_env, self._inlining
         try:
             self._pyvars = dict(zip((p.name for p in d.params), tmps))
-            self._pyvars[None] = env
+            self._pyvars[None] = penv       # (the variables the caller reads `player` from)
             self._inline_env, self._inlining = local, self._inlining + (name,)
             src, _ = self._src(body, scope, env)
         finally:
