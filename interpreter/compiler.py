@@ -13,6 +13,8 @@ from __future__ import annotations
 import itertools
 import re
 import warnings
+from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from rulespec import ast as A
@@ -26,7 +28,7 @@ from rulespec.checker import catalogue_type
 from rulespec.kinds import SPACE
 from rulespec.world import CHECKER_TYPE, zone_type
 
-from . import costs, world_store
+from . import costs, payment, world_store
 
 
 # Instruction opcodes (first element of each instruction tuple)
@@ -49,8 +51,26 @@ _LEAVES = (A.Name, A.Num, A.Str, A.Bool, A.NoneLit)
 # expressions whose value needs nothing of the game: a number, a text, a flag, none, a cost
 # (`2 florin`); Compiler.expr marks their functions `constant`
 _LITERALS = (A.Num, A.Str, A.Bool, A.NoneLit, A.Qty)
+# built-in functions whose Runtime method only wraps a plain read or another module's
+# function: the generated code does what the method does, without the call of the method
+# (rt.f_NAME), with its arguments evaluated in the same order. Key: (name, number of arguments).
+_DIRECT_FUNCTIONS = {
+    ("count", 1): "len({0} or ())",
+    ("any", 1): "any({0} or ())",
+    ("all", 1): "all({0} or ())",
+    ("position", 1): "_position(rt, {0})",
+    ("position", 2): "_position(rt, {0}, {1})",
+    ("marked", 2): "([{0}, {1}] in rt.state.get('marks', []))",
+    ("space", 2): "('space:%s:%s' % ({0}, int({1})))",
+    ("can_pay", 1): "_can_pay(rt, (({t} := {0}), rt.env.get('player'))[1], {t}, {{'action': rt.env.get('action')}})",
+}
 # the generated code's own Python locals (a loop's element, a bound temporary)
 _PLAIN_LOCAL = re.compile(r"_it|_t[0-9]+")
+# a binding of a shared read (Compiler._share) in generated source: `(_tN := `; a temporary
+_SHARED_BINDING = re.compile(r"\((_t[0-9]+) := ")
+_TEMPORARY = re.compile(r"(?<![A-Za-z0-9_])_t[0-9]+")
+# the whole of an expression's source when it calls a generated function with the same arguments
+_CALL_OF_GENERATED = re.compile(r"_k[0-9]+\(rt, env\)")
 # the elements of a `for`, `choose` or `random` that pass its `where`: one generated comprehension
 # (Compiler._loop_items); off: vm._passing tests the condition element by element
 FILTERED_LOOPS = True
@@ -60,6 +80,10 @@ DIRECT_RECORDS = True
 # a comprehension over a list of records reads its variable's fields from the record it holds
 # (Compiler._record_of); off: by the variable's ref, each time (tests/test_speedups.py)
 RECORDS_IN_LOOPS = True
+# a read that needs nothing but the state (a stored field, `player`) met again in the same
+# generated function, where its first evaluation has surely run, is the value that one bound
+# (Compiler._share); off: each is read again (tests/test_speedups.py)
+SHARED_READS = True
 
 
 @dataclass
@@ -169,13 +193,15 @@ class Compiler:
         self.slots = slots or (lambda t, name: None)
         self.literals = literals or {}     # formula id -> its plain value, as prompts show it
         self.program = program or Program()
-        from .state import type_of        # (state imports the VM, which imports this module)
+        from .state import _TYPES, type_of    # (state and tracks import the VM, which imports this module)
+        from .tracks import position
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
         self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_count": _count,
                           "_field": world_store.get, "_ref_record": world_store._ref_record, "_record": world_store.new_record,
                           "_refs_list": world_store.refs_list, "_index_ref": world_store.index_ref,
-                          "_listed": world_store.listed,
-                          "_entry": _entry_value(), "_type_of": type_of, "_UNSET": _UNSET,
+                          "_listed": world_store.listed, "_zone_things": world_store.zone_things,
+                          "_position": position, "_can_pay": payment.can_pay,
+                          "_entry": _entry_value(), "_type_of": type_of, "_types": _TYPES, "_UNSET": _UNSET,
                           "_NONES": itertools.repeat(None)}
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
         self.catalogue: dict = {}           # (kind, field) -> type: the fields of catalogue kinds (Checker.catalogue_fields)
@@ -196,6 +222,16 @@ class Compiler:
         self._want_records: str | None = None
         self._records_of: str | None = None
         self._loop_records: tuple | None = None
+        # Reads that need nothing but the state and give the same value however often they run
+        # (a stored field, `player`): the first one evaluated in a generated function binds its
+        # value to a temporary, and the same read met again where that binding has surely run
+        # (not in another branch of an `if`, `and`, `or`) is that temporary (_shared_read).
+        # (the rules expression, env) -> (temporary, type), for the part being compiled
+        self._shared: dict = {}
+        # (an `and`/`or` just compiled, the shared reads bound when its right side ran): what
+        # holds after `a and b` is true (or `a or b` false), for what runs only then (_after)
+        self._chain: tuple = (None, None)
+        self._shared_src: dict = {}         # temporary -> the source it binds (_unbind)
 
     @staticmethod
     def _none_fn(rt, env):
@@ -213,6 +249,8 @@ class Compiler:
         """-> (callable f(rt, env), static type). A literal's function carries its value as
         `constant` (Runtime.catalogue_field remembers it like a plain value of the catalogue)."""
         src, t = self.source(e, scope)
+        if _CALL_OF_GENERATED.fullmatch(src):      # a comprehension's function: itself, not a
+            return self._ns[src[:src.index("(")]], t     # function that only calls it
         f = self._compile(f"lambda rt, env: {src}")
         if isinstance(e, _LITERALS):
             f.constant = f(None, {})
@@ -223,7 +261,7 @@ class Compiler:
         `expr` compiles, and what a call site's generated function (`call`) is made of."""
         saved, self._pyvars = self._pyvars, {}
         try:
-            with limits.deep_recursion():       # a few Python frames per level of the rules
+            with limits.deep_recursion(), self._apart(fresh=True):     # a few Python frames per level of the rules
                 return self._src(e, scope, "env")
         finally:
             self._pyvars = saved
@@ -232,10 +270,10 @@ class Compiler:
         return self.expr(e, scope)[0]
 
     def _compile(self, code: str):
-        return eval(self._code((code, "<rulespec expression>", "eval")), self._ns)
+        return eval(self._code((self._unbind(code), "<rulespec expression>", "eval")), self._ns)
 
     def _exec(self, code: str, what: str):
-        exec(self._code((code, f"<rulespec {what}>", "exec")), self._ns)
+        exec(self._code((self._unbind(code), f"<rulespec {what}>", "exec")), self._ns)
 
     def _code(self, key: tuple):
         got, fresh = _python_code(key)
@@ -275,9 +313,11 @@ class Compiler:
         saved_vars, self._pyvars = self._pyvars, {}
         saved_inline, self._inline_env = self._inline_env, None
         try:
-            src, t = self._src(e, scope, "env")
+            with self._apart(fresh=True):
+                src, t = self._src(e, scope, "env")
         finally:
             self._depth, self._pyvars, self._inline_env = saved, saved_vars, saved_inline
+            self._chain = (None, None)      # its reads are bound in its own function
         call_env = saved_inline or env      # an inlined formula's body: its own variables
         name = self._const(None)
         self._exec(f"def {name}(rt, env):\n    return {src}\n", "expression")
@@ -285,11 +325,65 @@ class Compiler:
 
     def _bound(self, src: str) -> tuple:
         """(a Python name for the value of `src`, the source that evaluates and binds it): a
-        Python local of the generated code is its own name, anything else a new temporary."""
+        Python local of the generated code is its own name, a shared read its temporary,
+        anything else a new temporary."""
         if _PLAIN_LOCAL.fullmatch(src):
             return src, src
+        m = _SHARED_BINDING.match(src)
+        if m is not None and src == f"({m[1]} := {self._shared_src.get(m[1])})":
+            return m[1], src
         t = self._tmp()
         return t, f"({t} := {src})"
+
+    # ------------------------------------------------------------ shared reads
+    @contextmanager
+    def _apart(self, fresh: bool = False, start: dict | None = None):
+        """Compile a part whose shared reads stay its own: one evaluated only on some paths (a
+        branch of an `if`, the right of `and`/`or`), out of order, or not at all (with the
+        reads bound before it, or those of `start`), or another generated function (`fresh`:
+        with none). Yields the part's shared reads."""
+        saved = self._shared
+        self._shared = {} if fresh else dict(saved if start is None else start)
+        try:
+            yield self._shared
+        finally:
+            self._shared = saved
+
+    def _after(self, e, truthy: bool) -> dict:
+        """The shared reads surely bound once `e`, just compiled, gave a true (false) value:
+        also those of the right side of an `and` (an `or`)."""
+        chained, reads = self._chain
+        if chained is e and e.op == ("and" if truthy else "or"):
+            return reads
+        return self._shared
+
+    def _shared_read(self, e, env: str):
+        """(key, (temporary, type) of the same read bound before, or None); (None, None) when
+        reads are not shared."""
+        if not SHARED_READS:
+            return None, None
+        key = (repr(e), env)        # (the rules expression, as written, without its position)
+        return key, self._shared.get(key)
+
+    def _share(self, key, src: str, t: str) -> tuple:
+        """The source of a read to share: it binds its value for the same reads after it."""
+        tmp = self._tmp()
+        self._shared[key] = (tmp, t)
+        self._shared_src[tmp] = src
+        return f"({tmp} := {src})", t
+
+    def _unbind(self, code: str) -> str:
+        """The generated code without the bindings of shared reads that nothing reads again (the
+        outermost first: an inner binding is part of the outer one's source)."""
+        found = [t for t in _SHARED_BINDING.findall(code) if t in self._shared_src]
+        if not found:
+            return code
+        uses = Counter(_TEMPORARY.findall(code))
+        for tmp in sorted(set(found), key=lambda t: -int(t[2:])):
+            if uses[tmp] == 1:
+                src = self._shared_src[tmp]
+                code = code.replace(f"({tmp} := {src})", src, 1)
+        return code
 
     def literal(self, v) -> str:
         """The Python source of a constant value (a number or text as itself, else a name)."""
@@ -317,16 +411,16 @@ class Compiler:
         n = NAME_SPELLINGS.get(n, n)
         env = self._pyvars.get(None, env)
         if n in GLOBALS:
-            if n == "player":
-                return f"{env}.get('player')", "player"
-            if n == "self":
-                return f"{env}.get('self')", "any"
+            if n in ("player", "self"):
+                key, got = self._shared_read(e, env)
+                read, t = f"{env}.get({n!r})", "player" if n == "player" else "any"
+                return got or (self._share(key, read, t) if key is not None else (read, t))
             if n == "game":         # the game's own fields: game.F (world_store: the state's top level)
                 return "'game'", "game"
             return f"rt.g_{n}({env})", GLOBALS[n][0]
         gz = self.world.game_zone(n) if self.world is not None else None
         if gz is not None:
-            return f"rt.zone_things({self._const(world_store.zone_read(gz))}, None)", zone_type(gz)
+            return f"_zone_things(rt, {self._const(world_store.zone_read(gz))}, None)", zone_type(gz)
         pk = self.world.plural_kind(n) if self.world is not None else None
         if pk is not None and not (n in self.bare and self.names.get(n) == "formula"):
             # the plural of a kind with stored records: its instances (`alliances`, `cities`,
@@ -358,6 +452,9 @@ class Compiler:
 
     def c_Attr(self, e, scope, env):
         want, self._want_records = self._want_records, None     # for this Attr alone, not its parts
+        key, got = self._shared_read(e, env) if want is None else (None, None)
+        if got is not None:
+            return got
         obj, t = self._src(e.obj, scope, env)
         base = t.rstrip("?")
         name = e.name
@@ -371,6 +468,8 @@ class Compiler:
         if slot is not None:
             # a field the pack declares: read from the record (rt.rec: Abort on a bad id)
             o, bind = self._bound(obj)
+            # the same value however often it is read (not a new list): shared
+            same = key is not None
             if slot.on_map:         # printed on the map (`@map`): the instance's map.yaml entry
                 read = f"rt.board.field({o}, {slot.on_map!r}, {self.literal(slot.default)})"
             elif slot.on_board:     # printed on the side's board (`@printed`): Ruleset.printed
@@ -389,7 +488,7 @@ class Compiler:
                            f"is not None else rt.rec({slot.store!r}, {o}))")
                 read = f"{rec}[{slot.key!r}]"
                 if slot.shape == "list":
-                    read = f"list({read})"          # a copy: the record's list is the state's
+                    read, same = f"list({read})", False     # a copy: the record's list is the state's
             elif slot.of_record and not slot.home and not slot.sparse and slot.shape not in ("list", "records", "index"):
                 # a field of a record of a list ("red.room2".agent): world_store.get's own read
                 read = f"{self._record_of(e, slot, o)}[{slot.key!r}]"
@@ -412,14 +511,17 @@ class Compiler:
                     stored = f"{rec}[{slot.key!r}]"
                     if want is not None:        # a comprehension's iterable: its records too
                         stored, self._records_of = f"({want} := {stored})", slot.item
-                    read = f"_refs_list({slot.item!r}, {o}, {stored})"
+                    read, same = f"_refs_list({slot.item!r}, {o}, {stored})", False
                 elif slot.shape == "index":
                     read = f"_index_ref({slot.item!r}, {o}, {rec}[{slot.key!r}])"
                 else:
-                    read = f"_listed({rec}.get({slot.key!r}, {self.literal(slot.default)}))"
+                    read, same = f"_listed({rec}.get({slot.key!r}, {self.literal(slot.default)}))", False
             else:
-                read = f"_field(rt, {self._const(slot)}, {o})"
-            return f"(None if {bind} is None else {read})", slot.checker_type
+                read, same = f"_field(rt, {self._const(slot)}, {o})", False
+            if slot.direct and not DIRECT_RECORDS:
+                same = False
+            read = f"(None if {bind} is None else {read})"
+            return self._share(key, read, slot.checker_type) if same else (read, slot.checker_type)
         if base == "space" and name in SPACE.fields:
             # a field of a track's `space` block (space(t, n).points): its declared value
             o, bind = self._bound(obj)
@@ -438,8 +540,11 @@ class Compiler:
                     f"and ({v} := rt.rs.static_attrs.get(({o}, {name!r}), _UNSET)) is not _UNSET) "
                     f"else rt.catalogue_field({o}, {name!r}, {env}))"), ct
         if name == "id" and (base, "id") in self.catalogue_ids:
-            o, bind = self._bound(obj)         # the catalogue id of a thing: 'merchant' for the copy 'merchant#2'
-            return f"(None if {bind} is None else _type_of({o}))", "str"
+            # the catalogue id of a thing: 'merchant' for the copy 'merchant#2' (type_of's memo
+            # read here, as state.first_of_each does; the call only for a thing not met before)
+            o, bind = self._bound(obj)
+            read = f"(None if {bind} is None else (_types.get({o}) or _type_of({o})))"
+            return self._share(key, read, "str") if key is not None else (read, "str")
         if self.world is not None and self.world.entry_field(base, name) is not None:
             # an entry field: kept where the thing is now (interpreter/verbs.py)
             o, bind = self._bound(obj)
@@ -449,7 +554,7 @@ class Compiler:
         if zone is not None:
             # a zone each of them owns (player.tiles): the things it holds, in order
             o, bind = self._bound(obj)
-            return f"(None if {bind} is None else rt.zone_things({self._const(world_store.zone_read(zone))}, {o}))", \
+            return f"(None if {bind} is None else _zone_things(rt, {self._const(world_store.zone_read(zone))}, {o}))", \
                 zone_type(zone)
         if (base, name) in self.methods:
             # a method formula: `x.name` is name(x), memoised while nothing can change
@@ -475,6 +580,8 @@ class Compiler:
             if bad or not kinds:
                 self.fail(f"{name}(..., via: KIND) needs edge kinds of the map ({', '.join(EDGE_KINDS)})", e.span)
             args = [self._src(a, scope, env)[0] for a in e.args]
+            if name == "neighbours" and len(args) == 1:     # Runtime.f_neighbours's own read
+                return f"list(rt.board.neighbours({args[0]}, {kinds!r}))", FUNCTIONS[name].returns
             return f"rt.f_{name}({', '.join(args + [repr(kinds)])})", FUNCTIONS[name].returns
         args = [self._src(a, scope, env)[0] for a in e.args]
         kw = {k: self._src(v, scope, env)[0] for k, v in e.kwargs.items()}
@@ -485,6 +592,9 @@ class Compiler:
             rtype = "number" if name in ("max", "min") else FUNCTIONS[name].returns
             if name in SPANNED_FUNCTIONS:           # they may pass a limit: they say where
                 args = args + [self._const(e.span)]
+            direct = _DIRECT_FUNCTIONS.get((name, len(args)))
+            if direct is not None:
+                return direct.format(*args, t=self._tmp()), rtype
             return f"rt.f_{name}({', '.join(args)})", rtype
         if name in self.records and not args:          # a record value: R(field: value, ...)
             kws = ", ".join(f"{k!r}: {v}" for k, v in kw.items())
@@ -561,9 +671,10 @@ class Compiler:
         saved = self._pyvars, self._inline_env, self._inlining
         try:
             self._pyvars = dict(zip((p.name for p in d.params), tmps))
-            self._pyvars[None] = env
+            self._pyvars[None] = penv       # (the variables the caller reads `player` from)
             self._inline_env, self._inlining = local, self._inlining + (name,)
-            src, _ = self._src(body, scope, env)
+            with self._apart(fresh=True):       # its own variables
+                src, _ = self._src(body, scope, env)
         finally:
             self._pyvars, self._inline_env, self._inlining = saved
         binds = [b for t, b in bound if b != t]
@@ -585,7 +696,8 @@ class Compiler:
         obj, t = self._src(e.obj, scope, env)
         idx, _ = self._src(e.index, scope, env)
         if isinstance(e.obj, A.Attr):
-            _, ot = self._src(e.obj.obj, scope, env)
+            with self._apart():         # for its type only: its source is not used
+                _, ot = self._src(e.obj.obj, scope, env)
             slot = self.slots(ot.rstrip("?"), e.obj.name)
             if slot is not None and slot.shape == "count":
                 c = self._tmp()     # a key not stored counts 0 (_count: also for no record)
@@ -593,8 +705,17 @@ class Compiler:
         return f"_index({obj}, {idx})", (t[4:] if t.startswith("set:") else "any")
 
     def c_BinOp(self, e, scope, env):
-        (l, lt), (r, rt_) = self._src(e.left, scope, env), self._src(e.right, scope, env)
         op = e.op
+        before = dict(self._shared) if op == "*" else None
+        l, lt = self._src(e.left, scope, env)
+        if op in ("and", "or"):
+            # evaluated only when the left is true (false): `a and b and c` is `(a and b) and c`,
+            # c runs only after b
+            with self._apart(start=self._after(e.left, op == "and")) as reads:
+                r, rt_ = self._src(e.right, scope, env)
+            self._chain = (e, reads)
+        else:
+            r, rt_ = self._src(e.right, scope, env)
         if op in ("and", "or"):         # a comparison, `not`, and/or are already a bool
             l = l if _is_bool(e.left) else f"bool({l})"
             r = r if _is_bool(e.right) else f"bool({r})"
@@ -607,6 +728,9 @@ class Compiler:
             if op == "*":
                 if lt in ("cost", "symbol"):
                     return f"_costs.times(_costs.as_cost({l}), int({r}))", "cost"
+                # the right is evaluated first: compiled again, without the left's shared reads
+                self._shared = dict(before)
+                r, _ = self._src(e.right, scope, env)
                 return f"_costs.times(_costs.as_cost({r}), int({l}))", "cost"
         if op == "+" and lt.startswith("set:"):
             return f"(list({l} or ()) + list({r} or ()))", lt      # lists concatenate
@@ -660,7 +784,11 @@ class Compiler:
 
     def c_CondExpr(self, e, scope, env):
         c, _ = self._src(e.cond, scope, env)
-        (a, at), (b, bt) = self._src(e.then, scope, env), self._src(e.else_, scope, env)
+        true, false = self._after(e.cond, True), self._after(e.cond, False)
+        with self._apart(start=true):
+            a, at = self._src(e.then, scope, env)
+        with self._apart(start=false):
+            b, bt = self._src(e.else_, scope, env)
         return f"({a} if {c} else {b})", (at if at == bt else "any")
 
     def c_ListExpr(self, e, scope, env):
@@ -685,11 +813,13 @@ class Compiler:
 
     def c_Comprehension(self, e, scope, env):
         saved, saved_inline, saved_loop = self._pyvars, self._inline_env, self._loop_records
+        saved_depth, self._depth = self._depth, 0      # its own generated function: nesting anew
         try:
             self._pyvars, self._inline_env, self._loop_records = {}, None, None
             self._want_records = "_recs" if RECORDS_IN_LOOPS and isinstance(e.iter, (A.Attr, A.Name)) else None
             self._records_of = None
-            it, itype = self._src(e.iter, scope, "env")     # in the generated function's terms
+            with self._apart(fresh=True):
+                it, itype = self._src(e.iter, scope, "env")     # in the generated function's terms
             self._want_records = None
             if self._records_of is not None and itype == "set:" + self._records_of:
                 self._loop_records = (e.var, self._records_of)
@@ -702,21 +832,30 @@ class Compiler:
             self._pyvars[e.var] = "_it"
             if e.var not in ("player", "action", "self"):    # what calls read from the variables
                 self._pyvars[None] = "env"
-            elem, etype = self._src(e.elem, inner, "local")
-            cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
+            # the condition is evaluated first, the element only when it holds
+            with self._apart(fresh=True):
+                cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
+                holds = self._after(e.cond, True) if e.cond is not None else self._shared
+            with self._apart(start=holds):
+                elem, etype = self._src(e.elem, inner, "local")
             over_records = self._loop_records is not None and ("_rec_it" in elem or "_rec_it" in cond)
             if self._loop_records is not None and not over_records:     # records read, not used
                 self._pyvars = {}
-                it, _ = self._src(e.iter, scope, "env")
+                with self._apart(fresh=True):
+                    it, _ = self._src(e.iter, scope, "env")
         finally:
             self._pyvars, self._inline_env, self._loop_records = saved, saved_inline, saved_loop
-            self._want_records = None
+            self._want_records, self._depth = None, saved_depth
         # over a list of records: each ref with its record (`_recs`, the stored list the
         # iterable read; None when it read none: then with None)
         start, loop = ("    _recs = None\n", "_it, _rec_it in zip(items, _NONES if _recs is None else _recs)") \
             if over_records else ("", "_it in items")
         name = self._const(None)
-        span = self._const(e.span)
+        # the work budget (limits.WORK_BUDGET): Runtime.spend's count, and its call (RS305) once
+        # the budget is spent
+        spend = (f"    rt.work -= len(items)\n"
+                 f"    if rt.work < 0:\n"
+                 f"        rt.spend(0, {self._const(e.span)})\n")
         # `local` (the variables in scope) is only built when the code reads it
         uses_local = "local" in elem or "local" in cond
         if uses_local:
@@ -725,7 +864,7 @@ class Compiler:
                     f"    local = dict(env)\n"
                     f"{start}"
                     f"    items = {it} or ()\n"
-                    f"    rt.spend(len(items), {span})\n"     # the work budget (limits.WORK_BUDGET)
+                    f"{spend}"
                     f"    for {loop}:\n"
                     f"        local[{e.var!r}] = _it\n"
                     f"        if {cond}:\n"
@@ -735,7 +874,7 @@ class Compiler:
             code = (f"def {name}(rt, env):\n"
                     f"{start}"
                     f"    items = {it} or ()\n"
-                    f"    rt.spend(len(items), {span})\n"
+                    f"{spend}"
                     f"    return [{elem} for {loop}" + ("" if cond == "True" else f" if {cond}") + "]\n")
         self._exec(code, "comprehension")
         return f"{name}(rt, {saved_inline or env})", "set:" + etype
