@@ -193,7 +193,7 @@ class Compiler:
         self.slots = slots or (lambda t, name: None)
         self.literals = literals or {}     # formula id -> its plain value, as prompts show it
         self.program = program or Program()
-        from .state import _TYPES, type_of    # (state and tracks import the VM, which imports this module)
+        from .state import type_of        # (state and tracks import the VM, which imports this module)
         from .tracks import position
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
         self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_count": _count,
@@ -201,7 +201,7 @@ class Compiler:
                           "_refs_list": world_store.refs_list, "_index_ref": world_store.index_ref,
                           "_listed": world_store.listed, "_zone_things": world_store.zone_things,
                           "_position": position, "_can_pay": payment.can_pay,
-                          "_entry": _entry_value(), "_type_of": type_of, "_types": _TYPES, "_UNSET": _UNSET,
+                          "_entry": _entry_value(), "_type_of": type_of, "_UNSET": _UNSET,
                           "_NONES": itertools.repeat(None)}
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
         self.catalogue: dict = {}           # (kind, field) -> type: the fields of catalogue kinds (Checker.catalogue_fields)
@@ -540,10 +540,10 @@ class Compiler:
                     f"and ({v} := rt.rs.static_attrs.get(({o}, {name!r}), _UNSET)) is not _UNSET) "
                     f"else rt.catalogue_field({o}, {name!r}, {env}))"), ct
         if name == "id" and (base, "id") in self.catalogue_ids:
-            # the catalogue id of a thing: 'merchant' for the copy 'merchant#2' (type_of's memo
-            # read here, as state.first_of_each does; the call only for a thing not met before)
+            # the catalogue id of a thing: 'merchant' for the copy 'merchant#2' (type_of is its
+            # memo's own lookup: one builtin call)
             o, bind = self._bound(obj)
-            read = f"(None if {bind} is None else (_types.get({o}) or _type_of({o})))"
+            read = f"(None if {bind} is None else _type_of({o}))"
             return self._share(key, read, "str") if key is not None else (read, "str")
         if self.world is not None and self.world.entry_field(base, name) is not None:
             # an entry field: kept where the thing is now (interpreter/verbs.py)
