@@ -13,8 +13,6 @@ from __future__ import annotations
 import itertools
 import re
 import warnings
-from collections import Counter
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from rulespec import ast as A
@@ -66,9 +64,6 @@ _DIRECT_FUNCTIONS = {
 }
 # the generated code's own Python locals (a loop's element, a bound temporary)
 _PLAIN_LOCAL = re.compile(r"_it|_t[0-9]+")
-# a binding of a shared read (Compiler._share) in generated source: `(_tN := `; a temporary
-_SHARED_BINDING = re.compile(r"\((_t[0-9]+) := ")
-_TEMPORARY = re.compile(r"(?<![A-Za-z0-9_])_t[0-9]+")
 # the whole of an expression's source when it calls a generated function with the same arguments
 _CALL_OF_GENERATED = re.compile(r"_k[0-9]+\(rt, env\)")
 # the elements of a `for`, `choose` or `random` that pass its `where`: one generated comprehension
@@ -80,10 +75,6 @@ DIRECT_RECORDS = True
 # a comprehension over a list of records reads its variable's fields from the record it holds
 # (Compiler._record_of); off: by the variable's ref, each time (tests/test_speedups.py)
 RECORDS_IN_LOOPS = True
-# a read that needs nothing but the state (a stored field, `player`) met again in the same
-# generated function, where its first evaluation has surely run, is the value that one bound
-# (Compiler._share); off: each is read again (tests/test_speedups.py)
-SHARED_READS = True
 
 
 @dataclass
@@ -222,16 +213,6 @@ class Compiler:
         self._want_records: str | None = None
         self._records_of: str | None = None
         self._loop_records: tuple | None = None
-        # Reads that need nothing but the state and give the same value however often they run
-        # (a stored field, `player`): the first one evaluated in a generated function binds its
-        # value to a temporary, and the same read met again where that binding has surely run
-        # (not in another branch of an `if`, `and`, `or`) is that temporary (_shared_read).
-        # (the rules expression, env) -> (temporary, type), for the part being compiled
-        self._shared: dict = {}
-        # (an `and`/`or` just compiled, the shared reads bound when its right side ran): what
-        # holds after `a and b` is true (or `a or b` false), for what runs only then (_after)
-        self._chain: tuple = (None, None)
-        self._shared_src: dict = {}         # temporary -> the source it binds (_unbind)
 
     @staticmethod
     def _none_fn(rt, env):
@@ -261,7 +242,7 @@ class Compiler:
         `expr` compiles, and what a call site's generated function (`call`) is made of."""
         saved, self._pyvars = self._pyvars, {}
         try:
-            with limits.deep_recursion(), self._apart(fresh=True):     # a few Python frames per level of the rules
+            with limits.deep_recursion():       # a few Python frames per level of the rules
                 return self._src(e, scope, "env")
         finally:
             self._pyvars = saved
@@ -270,10 +251,10 @@ class Compiler:
         return self.expr(e, scope)[0]
 
     def _compile(self, code: str):
-        return eval(self._code((self._unbind(code), "<rulespec expression>", "eval")), self._ns)
+        return eval(self._code((code, "<rulespec expression>", "eval")), self._ns)
 
     def _exec(self, code: str, what: str):
-        exec(self._code((self._unbind(code), f"<rulespec {what}>", "exec")), self._ns)
+        exec(self._code((code, f"<rulespec {what}>", "exec")), self._ns)
 
     def _code(self, key: tuple):
         got, fresh = _python_code(key)
@@ -313,11 +294,9 @@ class Compiler:
         saved_vars, self._pyvars = self._pyvars, {}
         saved_inline, self._inline_env = self._inline_env, None
         try:
-            with self._apart(fresh=True):
-                src, t = self._src(e, scope, "env")
+            src, t = self._src(e, scope, "env")
         finally:
             self._depth, self._pyvars, self._inline_env = saved, saved_vars, saved_inline
-            self._chain = (None, None)      # its reads are bound in its own function
         call_env = saved_inline or env      # an inlined formula's body: its own variables
         name = self._const(None)
         self._exec(f"def {name}(rt, env):\n    return {src}\n", "expression")
@@ -325,65 +304,11 @@ class Compiler:
 
     def _bound(self, src: str) -> tuple:
         """(a Python name for the value of `src`, the source that evaluates and binds it): a
-        Python local of the generated code is its own name, a shared read its temporary,
-        anything else a new temporary."""
+        Python local of the generated code is its own name, anything else a new temporary."""
         if _PLAIN_LOCAL.fullmatch(src):
             return src, src
-        m = _SHARED_BINDING.match(src)
-        if m is not None and src == f"({m[1]} := {self._shared_src.get(m[1])})":
-            return m[1], src
         t = self._tmp()
         return t, f"({t} := {src})"
-
-    # ------------------------------------------------------------ shared reads
-    @contextmanager
-    def _apart(self, fresh: bool = False, start: dict | None = None):
-        """Compile a part whose shared reads stay its own: one evaluated only on some paths (a
-        branch of an `if`, the right of `and`/`or`), out of order, or not at all (with the
-        reads bound before it, or those of `start`), or another generated function (`fresh`:
-        with none). Yields the part's shared reads."""
-        saved = self._shared
-        self._shared = {} if fresh else dict(saved if start is None else start)
-        try:
-            yield self._shared
-        finally:
-            self._shared = saved
-
-    def _after(self, e, truthy: bool) -> dict:
-        """The shared reads surely bound once `e`, just compiled, gave a true (false) value:
-        also those of the right side of an `and` (an `or`)."""
-        chained, reads = self._chain
-        if chained is e and e.op == ("and" if truthy else "or"):
-            return reads
-        return self._shared
-
-    def _shared_read(self, e, env: str):
-        """(key, (temporary, type) of the same read bound before, or None); (None, None) when
-        reads are not shared."""
-        if not SHARED_READS:
-            return None, None
-        key = (repr(e), env)        # (the rules expression, as written, without its position)
-        return key, self._shared.get(key)
-
-    def _share(self, key, src: str, t: str) -> tuple:
-        """The source of a read to share: it binds its value for the same reads after it."""
-        tmp = self._tmp()
-        self._shared[key] = (tmp, t)
-        self._shared_src[tmp] = src
-        return f"({tmp} := {src})", t
-
-    def _unbind(self, code: str) -> str:
-        """The generated code without the bindings of shared reads that nothing reads again (the
-        outermost first: an inner binding is part of the outer one's source)."""
-        found = [t for t in _SHARED_BINDING.findall(code) if t in self._shared_src]
-        if not found:
-            return code
-        uses = Counter(_TEMPORARY.findall(code))
-        for tmp in sorted(set(found), key=lambda t: -int(t[2:])):
-            if uses[tmp] == 1:
-                src = self._shared_src[tmp]
-                code = code.replace(f"({tmp} := {src})", src, 1)
-        return code
 
     def literal(self, v) -> str:
         """The Python source of a constant value (a number or text as itself, else a name)."""
@@ -411,10 +336,10 @@ class Compiler:
         n = NAME_SPELLINGS.get(n, n)
         env = self._pyvars.get(None, env)
         if n in GLOBALS:
-            if n in ("player", "self"):
-                key, got = self._shared_read(e, env)
-                read, t = f"{env}.get({n!r})", "player" if n == "player" else "any"
-                return got or (self._share(key, read, t) if key is not None else (read, t))
+            if n == "player":
+                return f"{env}.get('player')", "player"
+            if n == "self":
+                return f"{env}.get('self')", "any"
             if n == "game":         # the game's own fields: game.F (world_store: the state's top level)
                 return "'game'", "game"
             return f"rt.g_{n}({env})", GLOBALS[n][0]
@@ -452,9 +377,6 @@ class Compiler:
 
     def c_Attr(self, e, scope, env):
         want, self._want_records = self._want_records, None     # for this Attr alone, not its parts
-        key, got = self._shared_read(e, env) if want is None else (None, None)
-        if got is not None:
-            return got
         obj, t = self._src(e.obj, scope, env)
         base = t.rstrip("?")
         name = e.name
@@ -468,8 +390,6 @@ class Compiler:
         if slot is not None:
             # a field the pack declares: read from the record (rt.rec: Abort on a bad id)
             o, bind = self._bound(obj)
-            # the same value however often it is read (not a new list): shared
-            same = key is not None
             if slot.on_map:         # printed on the map (`@map`): the instance's map.yaml entry
                 read = f"rt.board.field({o}, {slot.on_map!r}, {self.literal(slot.default)})"
             elif slot.on_board:     # printed on the side's board (`@printed`): Ruleset.printed
@@ -488,7 +408,7 @@ class Compiler:
                            f"is not None else rt.rec({slot.store!r}, {o}))")
                 read = f"{rec}[{slot.key!r}]"
                 if slot.shape == "list":
-                    read, same = f"list({read})", False     # a copy: the record's list is the state's
+                    read = f"list({read})"          # a copy: the record's list is the state's
             elif slot.of_record and not slot.home and not slot.sparse and slot.shape not in ("list", "records", "index"):
                 # a field of a record of a list ("red.room2".agent): world_store.get's own read
                 read = f"{self._record_of(e, slot, o)}[{slot.key!r}]"
@@ -511,17 +431,14 @@ class Compiler:
                     stored = f"{rec}[{slot.key!r}]"
                     if want is not None:        # a comprehension's iterable: its records too
                         stored, self._records_of = f"({want} := {stored})", slot.item
-                    read, same = f"_refs_list({slot.item!r}, {o}, {stored})", False
+                    read = f"_refs_list({slot.item!r}, {o}, {stored})"
                 elif slot.shape == "index":
                     read = f"_index_ref({slot.item!r}, {o}, {rec}[{slot.key!r}])"
                 else:
-                    read, same = f"_listed({rec}.get({slot.key!r}, {self.literal(slot.default)}))", False
+                    read = f"_listed({rec}.get({slot.key!r}, {self.literal(slot.default)}))"
             else:
-                read, same = f"_field(rt, {self._const(slot)}, {o})", False
-            if slot.direct and not DIRECT_RECORDS:
-                same = False
-            read = f"(None if {bind} is None else {read})"
-            return self._share(key, read, slot.checker_type) if same else (read, slot.checker_type)
+                read = f"_field(rt, {self._const(slot)}, {o})"
+            return f"(None if {bind} is None else {read})", slot.checker_type
         if base == "space" and name in SPACE.fields:
             # a field of a track's `space` block (space(t, n).points): its declared value
             o, bind = self._bound(obj)
@@ -540,11 +457,8 @@ class Compiler:
                     f"and ({v} := rt.rs.static_attrs.get(({o}, {name!r}), _UNSET)) is not _UNSET) "
                     f"else rt.catalogue_field({o}, {name!r}, {env}))"), ct
         if name == "id" and (base, "id") in self.catalogue_ids:
-            # the catalogue id of a thing: 'merchant' for the copy 'merchant#2' (type_of is its
-            # memo's own lookup: one builtin call)
-            o, bind = self._bound(obj)
-            read = f"(None if {bind} is None else _type_of({o}))"
-            return self._share(key, read, "str") if key is not None else (read, "str")
+            o, bind = self._bound(obj)         # the catalogue id of a thing: 'merchant' for the copy 'merchant#2'
+            return f"(None if {bind} is None else _type_of({o}))", "str"
         if self.world is not None and self.world.entry_field(base, name) is not None:
             # an entry field: kept where the thing is now (interpreter/verbs.py)
             o, bind = self._bound(obj)
@@ -673,8 +587,7 @@ class Compiler:
             self._pyvars = dict(zip((p.name for p in d.params), tmps))
             self._pyvars[None] = penv       # (the variables the caller reads `player` from)
             self._inline_env, self._inlining = local, self._inlining + (name,)
-            with self._apart(fresh=True):       # its own variables
-                src, _ = self._src(body, scope, env)
+            src, _ = self._src(body, scope, env)
         finally:
             self._pyvars, self._inline_env, self._inlining = saved
         binds = [b for t, b in bound if b != t]
@@ -696,8 +609,7 @@ class Compiler:
         obj, t = self._src(e.obj, scope, env)
         idx, _ = self._src(e.index, scope, env)
         if isinstance(e.obj, A.Attr):
-            with self._apart():         # for its type only: its source is not used
-                _, ot = self._src(e.obj.obj, scope, env)
+            _, ot = self._src(e.obj.obj, scope, env)
             slot = self.slots(ot.rstrip("?"), e.obj.name)
             if slot is not None and slot.shape == "count":
                 c = self._tmp()     # a key not stored counts 0 (_count: also for no record)
@@ -705,17 +617,8 @@ class Compiler:
         return f"_index({obj}, {idx})", (t[4:] if t.startswith("set:") else "any")
 
     def c_BinOp(self, e, scope, env):
+        (l, lt), (r, rt_) = self._src(e.left, scope, env), self._src(e.right, scope, env)
         op = e.op
-        before = dict(self._shared) if op == "*" else None
-        l, lt = self._src(e.left, scope, env)
-        if op in ("and", "or"):
-            # evaluated only when the left is true (false): `a and b and c` is `(a and b) and c`,
-            # c runs only after b
-            with self._apart(start=self._after(e.left, op == "and")) as reads:
-                r, rt_ = self._src(e.right, scope, env)
-            self._chain = (e, reads)
-        else:
-            r, rt_ = self._src(e.right, scope, env)
         if op in ("and", "or"):         # a comparison, `not`, and/or are already a bool
             l = l if _is_bool(e.left) else f"bool({l})"
             r = r if _is_bool(e.right) else f"bool({r})"
@@ -728,9 +631,6 @@ class Compiler:
             if op == "*":
                 if lt in ("cost", "symbol"):
                     return f"_costs.times(_costs.as_cost({l}), int({r}))", "cost"
-                # the right is evaluated first: compiled again, without the left's shared reads
-                self._shared = dict(before)
-                r, _ = self._src(e.right, scope, env)
                 return f"_costs.times(_costs.as_cost({r}), int({l}))", "cost"
         if op == "+" and lt.startswith("set:"):
             return f"(list({l} or ()) + list({r} or ()))", lt      # lists concatenate
@@ -784,11 +684,7 @@ class Compiler:
 
     def c_CondExpr(self, e, scope, env):
         c, _ = self._src(e.cond, scope, env)
-        true, false = self._after(e.cond, True), self._after(e.cond, False)
-        with self._apart(start=true):
-            a, at = self._src(e.then, scope, env)
-        with self._apart(start=false):
-            b, bt = self._src(e.else_, scope, env)
+        (a, at), (b, bt) = self._src(e.then, scope, env), self._src(e.else_, scope, env)
         return f"({a} if {c} else {b})", (at if at == bt else "any")
 
     def c_ListExpr(self, e, scope, env):
@@ -818,8 +714,7 @@ class Compiler:
             self._pyvars, self._inline_env, self._loop_records = {}, None, None
             self._want_records = "_recs" if RECORDS_IN_LOOPS and isinstance(e.iter, (A.Attr, A.Name)) else None
             self._records_of = None
-            with self._apart(fresh=True):
-                it, itype = self._src(e.iter, scope, "env")     # in the generated function's terms
+            it, itype = self._src(e.iter, scope, "env")     # in the generated function's terms
             self._want_records = None
             if self._records_of is not None and itype == "set:" + self._records_of:
                 self._loop_records = (e.var, self._records_of)
@@ -832,17 +727,12 @@ class Compiler:
             self._pyvars[e.var] = "_it"
             if e.var not in ("player", "action", "self"):    # what calls read from the variables
                 self._pyvars[None] = "env"
-            # the condition is evaluated first, the element only when it holds
-            with self._apart(fresh=True):
-                cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
-                holds = self._after(e.cond, True) if e.cond is not None else self._shared
-            with self._apart(start=holds):
-                elem, etype = self._src(e.elem, inner, "local")
+            elem, etype = self._src(e.elem, inner, "local")
+            cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
             over_records = self._loop_records is not None and ("_rec_it" in elem or "_rec_it" in cond)
             if self._loop_records is not None and not over_records:     # records read, not used
                 self._pyvars = {}
-                with self._apart(fresh=True):
-                    it, _ = self._src(e.iter, scope, "env")
+                it, _ = self._src(e.iter, scope, "env")
         finally:
             self._pyvars, self._inline_env, self._loop_records = saved, saved_inline, saved_loop
             self._want_records, self._depth = None, saved_depth

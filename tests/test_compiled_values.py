@@ -1,15 +1,12 @@
 """Values the compiled rules give where the compiler cannot know the types: `a + b` of two
 untyped values, and a catalogue field read through any of the engine's paths (compiled code,
 `Runtime.attr` on a value typed `any`, `field_of`), which all go through one reader
-(Runtime.catalogue_field) and must agree, with or without its cache of plain values. And the
-reads a generated function shares (compiler.SHARED_READS) give what reading again gives, on
-every path through `if`, `and`, `or` and comprehensions."""
+(Runtime.catalogue_field) and must agree, with or without its cache of plain values."""
 from __future__ import annotations
 
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from interpreter import compiler
 from interpreter.api import Engine
 from interpreter.state import card_ids
 from rulespec.pack import load_pack
@@ -94,36 +91,6 @@ def test_a_variable_set_on_a_card_wins_over_the_remembered_value(engine):
     state.setdefault("vars", {}).setdefault(x, {})[name] = "set by a rule"
     fn, _ = engine.rs.comp.expr(parse_expr(f"x.{name}"), {"x": "card"})
     assert fn(rt, {"x": x}) == rt.attr(x, name, {}) == rt.catalogue_field(x, name, {}) == "set by a rule"
-
-
-# the same read (player.agents_available, `player`) on both sides of a branch, after a branch
-# that may not have run, and on the left of a product whose right side runs first
-_SHARING = [
-    "if x then player.agents_available else player.agents_available + 1",
-    "(x and player.agents_available > 0) or player.agents_available == 0",
-    "(x or player.agents_available > 0) and player.agents_available + 1",
-    "x and player.agents_available > 0 and player.agents_available < 9 and player.agents_available",
-    "if x and player.agents_available > 0 then player.agents_available else -player.agents_available",
-    "player.agents_available * (1 florin per player.agents_available)",
-    "[q + player.agents_available for q in [0, 1, 2] where x and player.agents_available > q]",
-    "[p.agents_available + player.agents_available for p in players where p == player or x]",
-    "count([1 for q in [1] where player.agents_available > 0]) + player.agents_available",
-    # a condition deep enough to be a generated function of its own (compiler.CHUNK_DEPTH)
-    "[" * 9 + "(if x and player != none then player else none)" + "]" * 9,
-]
-
-
-@pytest.mark.parametrize("source", _SHARING)
-def test_shared_reads_give_what_reading_again_gives(engine, monkeypatch, source):
-    state = engine.new_game(4, 3)
-    rt = engine.runtime(state)
-    shared, _ = engine.rs.comp.expr(parse_expr(source), {"x": "bool"})
-    monkeypatch.setattr(compiler, "SHARED_READS", False)
-    again, _ = engine.rs.comp.expr(parse_expr(source), {"x": "bool"})
-    for player in state["players"][:2]:
-        for x in (True, False):
-            env = {"player": player, "x": x}
-            assert shared(rt, env) == again(rt, env), (player, x)
 
 
 class _Forgetful(dict):

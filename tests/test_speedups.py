@@ -20,9 +20,7 @@ combination; this test checks each shortcut alone, so a fault is named):
 - a comprehension over a list of records reading its variable's fields from the record it
   holds rather than by its ref (interpreter/compiler.py `RECORDS_IN_LOOPS`);
 - `symbols_owned` and `owned` remembered in a read-only window (interpreter/runtime.py): the
-  score pads of every player ask each House's count once, with the totals read outside one;
-- a read of the state met again in a generated function being the value the first one bound
-  (interpreter/compiler.py `SHARED_READS`).
+  score pads of every player ask each House's count once, with the totals read outside one.
 """
 from __future__ import annotations
 
@@ -91,7 +89,6 @@ _copy_for_every_payment = _set(api, "COPY_ONLY_TO_TRY", False)
 _full_copy_tries = _set(api, "SHALLOW_TRIES", False)
 _no_records_in_loops = _set(compiler, "RECORDS_IN_LOOPS", False)
 _no_filtered_loops = _set(compiler, "FILTERED_LOOPS", False)
-_no_shared_reads = _set(compiler, "SHARED_READS", False)
 
 
 class _Forgetful(dict):
@@ -104,10 +101,10 @@ class _Forgetful(dict):
 @pytest.mark.parametrize("without", [_no_inlining, _no_shared_window, _no_adopting, _no_field_cache,
                                      _no_ref_cache, _no_parsed_choices, _no_direct_records,
                                      _copy_for_every_payment, _full_copy_tries, _no_records_in_loops,
-                                     _no_filtered_loops, _no_shared_reads],
+                                     _no_filtered_loops],
                          ids=["inlining", "shared-window", "adopting", "field-cache", "ref-cache",
                               "parsed-choices", "direct-records", "copy-only-to-try", "shallow-tries",
-                              "records-in-loops", "filtered-loops", "shared-reads"])
+                              "records-in-loops", "filtered-loops"])
 def test_the_same_games_without_each_shortcut(monkeypatch, pack, reference, without):
     eng = without(monkeypatch, pack)
     for seed in SEEDS:
