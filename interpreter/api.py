@@ -93,8 +93,7 @@ class Engine:
         return self._boards[players]
 
     def runtime(self, state) -> Runtime:
-        board = self._boards.get(len(state["players"]))      # (board's common case, without the call)
-        return Runtime(self.rs, state, board if board is not None else self.board(len(state["players"])))
+        return Runtime(self.rs, state, self.board(len(state["players"])))
 
     # ------------------------------------------------------------ API
     def new_game(self, players, seed: int = 0, options: dict | None = None, forced: dict | None = None) -> dict:
@@ -209,16 +208,7 @@ class Engine:
 
     def legal_moves(self, state) -> list:
         # the state an in-place apply has just made, unchanged since: its shape is the engine's
-        # (_at and _guarded written out: this runs once per decision)
-        made = self._made
-        if made is None or made[0] is not state or type(state.get("vm")) is not dict \
-                or state["vm"].get("pending") is not made[1] or made[1] is None:
-            self.check_state(state)
-        try:
-            moves = self._legal_moves(state)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
-            self._bad_state(state, e)
-            raise
+        moves = self._guarded(self._legal_moves, state, _at(state, self._made))
         self._checked = (state, state["vm"]["pending"])
         return moves
 
@@ -317,18 +307,14 @@ class Engine:
         and change the state only by applying moves: the constraint check of a move applied in
         place to the last state that passed compares only what the move wrote.
         wrote: a list that receives what the move wrote (constraints.Writes, None: unknown)."""
-        checked = self._checked         # (_at written out: this runs once per decision)
-        if checked is None or checked[0] is not state or checked[1] is None \
-                or type(state.get("vm")) is not dict or state["vm"].get("pending") is not checked[1]:
+        if not _at(state, self._checked):
             self.check_state(state)
         self._checked = self._made = None
-        pending = state["vm"]["pending"]
         checker, passed = self.constraint_checker, self.constraint_checker.passed
-        # (_at(state, passed) once the state is known to be a state: its pending decision is that one)
-        from_passed = not transactional and passed is not None and passed[0] is state \
-            and passed[1] is not None and passed[1] is pending
+        from_passed = not transactional and _at(state, passed)
         if not transactional and passed is not None and passed[0] is state:
             checker.passed = None       # it changes now: known again once checked
+        pending = state["vm"]["pending"]
         if state.get("over") or pending is None:
             raise IllegalMove(move, "the game is over")
         if not isinstance(move, str):
@@ -345,8 +331,8 @@ class Engine:
                 rt = self.runtime(st)
                 rt.wrote = self._new_writes()
                 vm.resume(rt, kind, value)
-            if check:       # (_check_constraints)
-                self.constraint_checker.check(rt, rt.wrote if from_passed else None, not transactional)
+            if check:
+                self._check_constraints(rt, rt.wrote if from_passed else None, keep=not transactional)
         except vm.Abort as e:
             raise IllegalMove(move, e.reason, e.span, (rt, rt.env if isinstance(rt.env, dict) else {})) from None
         except RecursionError:
