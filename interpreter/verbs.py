@@ -371,13 +371,6 @@ def _entry_index(rt, name) -> dict:
                 for e in rec.get(zkey) or ():
                     out.setdefault(e["id"], e[ekey])
             for key, fkeys, ekey in lkeys:
-                if len(fkeys) == 1:         # one holder field (a Cortigiano space's card)
-                    fkey = fkeys[0]
-                    for r in rec.get(key) or ():
-                        thing = r.get(fkey)
-                        if thing is not None:
-                            out.setdefault(thing, r[ekey])
-                    continue
                 for r in rec.get(key) or ():
                     for fkey in fkeys:
                         thing = r.get(fkey)

@@ -270,25 +270,10 @@ def _refuse_printed(s: Slot):
 def put(rt, s: Slot, x, value):
     """`set x.F = value`: kept as the field's type keeps it (an int, a copy of a list...),
     clamped to its minimum; a sparse field of the record set to none is removed (a value in a
-    home map, a `player_var`, keeps none as its value). The record is found and the write
-    noted as get and _note do, written out: a `set` is the commonest write of the rules."""
-    if s.on_map or s.on_board:
-        _refuse_printed(s)
-    w = rt.wrote
-    if s.of_record:
-        rec = _ref_record(rt, x, s.kind)
-        if w is not None:
-            where = rt.rs.ref_cache[x]         # (type, owner, index, store, list key)
-            w.at(where[3], where[4], where[1])
-    else:
-        rec = rt.state[s.store].get(x) if s.store and type(x) is str else None
-        if rec is None:
-            rec = record(rt, s.store, x, s.kind)
-        if w is not None:
-            if type(x) is dict:
-                rt.writes_unknown()
-            else:
-                w.at(s.store, s.home or s.key, x)
+    home map, a `player_var`, keeps none as its value)."""
+    _refuse_printed(s)
+    rec = _ref_record(rt, x, s.kind) if s.of_record else record(rt, s.store, x, s.kind)
+    _note(rt, s, x)
     if s.home:
         rec = rec[s.home]
     elif value is None and s.sparse:
