@@ -299,6 +299,8 @@ class Runtime(BoardMixin, FightMixin):
             t = "track"
         else:
             t = None
+        if len(self.rs.id_types) > 10_000:      # ids a formula spelled itself: bounded
+            self.rs.id_types.clear()
         got = self.rs.id_types[obj] = (world_store.spelling(self.rs, obj) is not None, t)
         return got
 
