@@ -26,7 +26,7 @@ from rulespec.checker import catalogue_type
 from rulespec.kinds import SPACE
 from rulespec.world import CHECKER_TYPE, zone_type
 
-from . import costs, payment, world_store
+from . import costs, world_store
 
 
 # Instruction opcodes (first element of each instruction tuple)
@@ -49,19 +49,6 @@ _LEAVES = (A.Name, A.Num, A.Str, A.Bool, A.NoneLit)
 # expressions whose value needs nothing of the game: a number, a text, a flag, none, a cost
 # (`2 florin`); Compiler.expr marks their functions `constant`
 _LITERALS = (A.Num, A.Str, A.Bool, A.NoneLit, A.Qty)
-# built-in functions whose Runtime method only wraps a plain read or another module's
-# function: the generated code does what the method does, without the call of the method
-# (rt.f_NAME), with its arguments evaluated in the same order. Key: (name, number of arguments).
-_DIRECT_FUNCTIONS = {
-    ("count", 1): "len({0} or ())",
-    ("any", 1): "any({0} or ())",
-    ("all", 1): "all({0} or ())",
-    ("position", 1): "_position(rt, {0})",
-    ("position", 2): "_position(rt, {0}, {1})",
-    ("marked", 2): "([{0}, {1}] in rt.state.get('marks', []))",
-    ("space", 2): "('space:%s:%s' % ({0}, int({1})))",
-    ("can_pay", 1): "_can_pay(rt, (({t} := {0}), rt.env.get('player'))[1], {t}, {{'action': rt.env.get('action')}})",
-}
 # the generated code's own Python locals (a loop's element, a bound temporary)
 _PLAIN_LOCAL = re.compile(r"_it|_t[0-9]+")
 # the whole of an expression's source when it calls a generated function with the same arguments
@@ -184,14 +171,12 @@ class Compiler:
         self.slots = slots or (lambda t, name: None)
         self.literals = literals or {}     # formula id -> its plain value, as prompts show it
         self.program = program or Program()
-        from .state import type_of        # (state and tracks import the VM, which imports this module)
-        from .tracks import position
+        from .state import type_of        # (state imports the VM, which imports this module)
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
         self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_count": _count,
                           "_field": world_store.get, "_ref_record": world_store._ref_record, "_record": world_store.new_record,
                           "_refs_list": world_store.refs_list, "_index_ref": world_store.index_ref,
-                          "_listed": world_store.listed, "_zone_things": world_store.zone_things,
-                          "_position": position, "_can_pay": payment.can_pay,
+                          "_listed": world_store.listed,
                           "_entry": _entry_value(), "_type_of": type_of, "_UNSET": _UNSET,
                           "_NONES": itertools.repeat(None)}
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
@@ -345,7 +330,7 @@ class Compiler:
             return f"rt.g_{n}({env})", GLOBALS[n][0]
         gz = self.world.game_zone(n) if self.world is not None else None
         if gz is not None:
-            return f"_zone_things(rt, {self._const(world_store.zone_read(gz))}, None)", zone_type(gz)
+            return f"rt.zone_things({self._const(world_store.zone_read(gz))}, None)", zone_type(gz)
         pk = self.world.plural_kind(n) if self.world is not None else None
         if pk is not None and not (n in self.bare and self.names.get(n) == "formula"):
             # the plural of a kind with stored records: its instances (`alliances`, `cities`,
@@ -468,7 +453,7 @@ class Compiler:
         if zone is not None:
             # a zone each of them owns (player.tiles): the things it holds, in order
             o, bind = self._bound(obj)
-            return f"(None if {bind} is None else _zone_things(rt, {self._const(world_store.zone_read(zone))}, {o}))", \
+            return f"(None if {bind} is None else rt.zone_things({self._const(world_store.zone_read(zone))}, {o}))", \
                 zone_type(zone)
         if (base, name) in self.methods:
             # a method formula: `x.name` is name(x), memoised while nothing can change
@@ -494,8 +479,6 @@ class Compiler:
             if bad or not kinds:
                 self.fail(f"{name}(..., via: KIND) needs edge kinds of the map ({', '.join(EDGE_KINDS)})", e.span)
             args = [self._src(a, scope, env)[0] for a in e.args]
-            if name == "neighbours" and len(args) == 1:     # Runtime.f_neighbours's own read
-                return f"list(rt.board.neighbours({args[0]}, {kinds!r}))", FUNCTIONS[name].returns
             return f"rt.f_{name}({', '.join(args + [repr(kinds)])})", FUNCTIONS[name].returns
         args = [self._src(a, scope, env)[0] for a in e.args]
         kw = {k: self._src(v, scope, env)[0] for k, v in e.kwargs.items()}
@@ -506,9 +489,6 @@ class Compiler:
             rtype = "number" if name in ("max", "min") else FUNCTIONS[name].returns
             if name in SPANNED_FUNCTIONS:           # they may pass a limit: they say where
                 args = args + [self._const(e.span)]
-            direct = _DIRECT_FUNCTIONS.get((name, len(args)))
-            if direct is not None:
-                return direct.format(*args, t=self._tmp()), rtype
             return f"rt.f_{name}({', '.join(args)})", rtype
         if name in self.records and not args:          # a record value: R(field: value, ...)
             kws = ", ".join(f"{k!r}: {v}" for k, v in kw.items())
