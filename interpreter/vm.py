@@ -63,8 +63,10 @@ def run(rt, floor: int = 0):
     # instruction that suspends sets `pending`, and a call may end the game, which empties the
     # frames: those are looked at after the instructions that do so, not at every step)
     returned = False
-    # the player and action of the instructions sharing rt.memo
-    memo_player = memo_action = None
+    # the player and action of the instructions sharing rt.memo, and the locals they were read
+    # from: while the locals are the same dict, they hold the same player and action (only
+    # `let` writes them without closing the window, and x_let closes it for those two names)
+    memo_player = memo_action = memo_env = None
     execs, changes = _EXEC, _CHANGES
     try:
         while True:
@@ -96,9 +98,11 @@ def run(rt, floor: int = 0):
                     # a `set` or a call reads its expressions before it changes anything: in the
                     # read-only window of the reading instructions before it; x_set and x_call
                     # close the window before the change
-                    player, action = env.get("player"), env.get("action")
-                    if rt.memo is None or player != memo_player or action != memo_action:
-                        rt.memo, memo_player, memo_action = {}, player, action
+                    if rt.memo is None or env is not memo_env:
+                        player, action = env.get("player"), env.get("action")
+                        if rt.memo is None or player != memo_player or action != memo_action:
+                            rt.memo, memo_player, memo_action = {}, player, action
+                        memo_env = env
                 else:
                     rt.memo = None
                     if op not in _NOTED:
@@ -112,9 +116,11 @@ def run(rt, floor: int = 0):
                 # shares the read-only window of the reading instructions before it: derived
                 # values (what a player owns, a method formula) are worked out once between two
                 # changes of the state, not once per instruction (Runtime.reading)
-                player, action = env.get("player"), env.get("action")
-                if rt.memo is None or player != memo_player or action != memo_action:
-                    rt.memo, memo_player, memo_action = {}, player, action
+                if rt.memo is None or env is not memo_env:
+                    player, action = env.get("player"), env.get("action")
+                    if rt.memo is None or player != memo_player or action != memo_action:
+                        rt.memo, memo_player, memo_action = {}, player, action
+                    memo_env = env
                 if execs[op](rt, fr, ins, returned) is SUSPEND:
                     return
             returned = False
@@ -169,6 +175,8 @@ def _child_env(fr, var: str, value) -> dict:
 
 def x_let(rt, fr, ins, returned):
     fr["env"][ins[2]] = ins[3](rt, fr["env"])
+    if ins[2] in _CONTEXT:      # the read-only window is the player's and action's (run)
+        rt.memo = None
     fr["pc"] += 1
 
 
@@ -473,6 +481,8 @@ _READS_FIRST = (C.SET, C.CALL)      # changing instructions that evaluate all th
 # world_store, a call by Runtime.verb, a payment's by the Runtime's tap, withdraw and deposit;
 # `break` changes only the running frames
 _NOTED = (C.SET, C.CALL, C.BREAK, C.PAY)
+# the locals that say whose and which action's read-only window an instruction is in
+_CONTEXT = ("player", "action")
 
 
 def _where(sp: Span) -> str:
