@@ -313,6 +313,9 @@ class Writes:
     costs no comparison at all."""
 
     __slots__ = ("top", "side")
+    # a try on a shallow copy (NoWrites), where even a verb that writes nothing of the state
+    # stops the try: a verb with no keys to note need not call add_top otherwise (Runtime.verb)
+    shallow = False
 
     def __init__(self):
         self.top: set = set()
@@ -351,6 +354,7 @@ class NoWrites(Writes):
     takes a step or asks the next question costs no copy of the state."""
 
     __slots__ = ()
+    shallow = True
 
     def at(self, store: str, key: str, who=None):
         raise Shared(store or key)
