@@ -220,30 +220,27 @@ def x_if(rt, fr, ins, returned):
 
 
 def _passing(rt, env, var, it, where, distinct_from=None) -> list:
-    """The elements of `it` that pass `where` (with `var` bound to each), read in one read-only
-    window so the constraint checker sees what they depended on. With `distinct_from` (the
+    """The elements of `it` that pass `where` (with `var` bound to each), read in the read-only
+    window of the instruction (run opens it for the reading instructions; x_random opens its
+    own) so the constraint checker sees what they depended on. With `distinct_from` (the
     elements already chosen), each element once and none of those."""
-    opened = rt.reading()
-    try:
-        if where is None:       # (compiler.FILTERED_LOOPS: `it` gives only the elements that pass)
-            if distinct_from is None:
-                return list(it(rt, env) or ())
-            items = []
-            for x in it(rt, env) or ():
-                if not (x in distinct_from or x in items):
-                    items.append(x)
-            return items
+    if where is None:       # (compiler.FILTERED_LOOPS: `it` gives only the elements that pass)
+        if distinct_from is None:
+            return list(it(rt, env) or ())
         items = []
-        local = dict(env)
         for x in it(rt, env) or ():
-            if distinct_from is not None and (x in distinct_from or x in items):
-                continue
-            local[var] = x
-            if where(rt, local):
+            if not (x in distinct_from or x in items):
                 items.append(x)
         return items
-    finally:
-        rt.done_reading(opened)
+    items = []
+    local = dict(env)
+    for x in it(rt, env) or ():
+        if distinct_from is not None and (x in distinct_from or x in items):
+            continue
+        local[var] = x
+        if where(rt, local):
+            items.append(x)
+    return items
 
 
 def x_for(rt, fr, ins, returned):
@@ -324,12 +321,9 @@ def x_optional(rt, fr, ins, returned):
 
 
 def either_options(rt, fr, ins) -> list:
+    """The labels of the options whose conditions hold (in the read-only window run opened)."""
     env = fr["env"]
-    opened = rt.reading()
-    try:
-        return [_text(rt, fr, label) for label, where, blk in ins[4] if where is None or where(rt, env)]
-    finally:
-        rt.done_reading(opened)
+    return [_text(rt, fr, label) for label, where, blk in ins[4] if where is None or where(rt, env)]
 
 
 def x_either(rt, fr, ins, returned):
@@ -433,7 +427,11 @@ def x_random(rt, fr, ins, returned):
         _next(fr)
         return
     env = fr["env"]
-    items = _passing(rt, env, var, it, where)
+    opened = rt.reading()       # (a changing instruction: run opened no window for it)
+    try:
+        items = _passing(rt, env, var, it, where)
+    finally:
+        rt.done_reading(opened)
     if not items:
         _next(fr)
         return
