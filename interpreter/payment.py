@@ -265,8 +265,9 @@ def can_pay(rt, player, cost, ctx) -> bool:
 def _can_pay(rt, player, alts, ctx) -> bool:
     srcs, treasury, pool = _available(rt, player, ctx)
     money = rt.rs.money
-    if any(_feasible(alt, pool, treasury, srcs, money) for alt in alts):
-        return True
+    for alt in alts:
+        if _feasible(alt, pool, treasury, srcs, money):
+            return True
     procs = rt.rs.procedures
     if not any(procs[p].provides and not procs[p].provides.keys().isdisjoint(alt)
                for p in rt.rs.payment_procedures for alt in alts):
