@@ -8,7 +8,8 @@ The whole execution state lives in the game state as plain data (`state["vm"]`):
            at once
 A frame whose instruction pushed a child keeps its pc on that instruction with `k` telling
 the instruction, when the child returns, where it was (loop index, chosen items...).
-So a suspended game serialises to JSON and resumes bit-for-bit.
+A branch of an `if` may hold its parent's very locals dict (x_if), where a copy would do the
+same. So a suspended game serialises to JSON and resumes bit-for-bit.
 
 Decisions (choose / optional / either / pay) are exposed as `pending`; `resume(rt, move)`
 feeds the player's answer back. `Abort` is raised by `require` or a failing primitive: the
@@ -205,16 +206,22 @@ def x_set(rt, fr, ins, returned):
 
 
 def x_if(rt, fr, ins, returned):
+    """The first branch whose condition holds, or the `else`. A branch runs in a copy of the
+    locals when it binds a name of its own (`let`, `roll ... as`, a `pay`, which keeps what
+    was paid as `_paid`: the compiler says so), else in the `if`'s own dict: it adds no name
+    to them, and a `set` of a local updates every frame's copy down to the procedure's
+    (x_set), so sharing the dict changes nothing but the copy (a saved game's frames, read
+    back from JSON, hold one each)."""
     if returned or fr["k"] is not None:
         _next(fr)
         return
     env = fr["env"]
     for cond, blk in ins[2]:
         if cond(rt, env):
-            _enter(rt, fr, blk, dict(env))
+            _enter(rt, fr, blk, dict(env) if ins[4] else env)
             return
     if ins[3] is not None:
-        _enter(rt, fr, ins[3], dict(env))
+        _enter(rt, fr, ins[3], dict(env) if ins[4] else env)
         return
     _next(fr)
 
