@@ -199,7 +199,10 @@ def _watched_records(v, log: ReadLog, role):
             return v
         out = list(map(kind, v))
         records = out
-    elif type(v) is dict and v and all(type(x) is dict for x in v.values()):
+    elif type(v) is dict and v:
+        for x in v.values():
+            if type(x) is not dict:
+                return v
         out = dict(zip(v, map(kind, v.values())))
         records = out.values()
     else:
