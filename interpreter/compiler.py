@@ -911,7 +911,10 @@ class Compiler:
         if t is A.If:
             branches = [(self.fn(c, scope), self.block(b, scope)) for c, b in s.branches]
             else_ = self.block(s.else_, scope) if s.else_ else None
-            return (IF, sp, branches, else_)
+            # whether a branch binds a name of its own (else vm.x_if runs it in the `if`'s locals)
+            binds = any(i[0] in (LET, PAY, ROLL) for b in [b for _, b in branches] + [else_]
+                        if b is not None for i in self.program.blocks[b])
+            return (IF, sp, branches, else_, binds)
         if t in (A.Choose, A.For):
             it, where, inner = self._loop_items(s, scope)
             body = self.block(s.body, inner)

@@ -199,7 +199,10 @@ def _watched_records(v, log: ReadLog, role):
             return v
         out = list(map(kind, v))
         records = out
-    elif type(v) is dict and v and all(type(x) is dict for x in v.values()):
+    elif type(v) is dict and v:
+        for x in v.values():
+            if type(x) is not dict:
+                return v
         out = dict(zip(v, map(kind, v.values())))
         records = out.values()
     else:
@@ -313,6 +316,9 @@ class Writes:
     costs no comparison at all."""
 
     __slots__ = ("top", "side")
+    # a try on a shallow copy (NoWrites), where even a verb that writes nothing of the state
+    # stops the try: a verb with no keys to note need not call add_top otherwise (Runtime.verb)
+    shallow = False
 
     def __init__(self):
         self.top: set = set()
@@ -351,6 +357,7 @@ class NoWrites(Writes):
     takes a step or asks the next question costs no copy of the state."""
 
     __slots__ = ()
+    shallow = True
 
     def at(self, store: str, key: str, who=None):
         raise Shared(store or key)
@@ -413,12 +420,8 @@ class _Snapshot:
             seen = self._seen[who] = tuple(snap.get(k, _MISSING) for k in keys.names)
         return keys.values(d) == seen
 
-    def changes(self, st: dict, watched: _Reads, wrote: Writes | None = None) -> _Changes:
-        """What differs from the snapshot under the watched keys; `wrote`: the move from the
-        snapshot's very state wrote only these keys (the others are compared by not being
-        written)."""
-        if wrote is not None:
-            return self._written(st, watched, wrote)
+    def changes(self, st: dict, watched: _Reads) -> _Changes:
+        """What differs from the snapshot under the watched keys."""
         top_bases, own_bases = self.keys(watched)
         snap = self.top
         top, keys = set(), {}
@@ -451,7 +454,9 @@ class _Snapshot:
         _by_key(top, by_player)
         return _Changes(top, by_player, keys)
 
-    def _written(self, st: dict, watched: _Reads, wrote: Writes) -> _Changes:
+    def written(self, st: dict, watched: _Reads, wrote: Writes) -> _Changes:
+        """changes(), when the move from the snapshot's very state wrote only the keys `wrote`
+        names: the others are compared by not being written."""
         top_bases, own_bases = self.keys(watched)
         top, by_player, keys = set(), {}, {}
         snap = self.top
@@ -625,14 +630,6 @@ class ConstraintChecker:
         # only by moves applied in place (api.apply): the snapshot's very state
         self.passed = None
 
-    @property
-    def written_suffices(self) -> bool:
-        """Whether the keys a move wrote can stand for what it changed: not when a constraint
-        read every key of the state or of a side (compared in full), or the running rules
-        (`vm`, which every move changes and no move notes)."""
-        w = self.read_by_any
-        return _ANY not in w.top and _ANY not in w.own and "vm" not in w.top
-
     def check(self, rt, wrote: Writes | None = None, keep: bool = False):
         """Raise vm.Abort with the constraint's message when one does not hold in rt.state.
         wrote: what the move wrote, when it was applied to the last state that passed (and
@@ -641,10 +638,16 @@ class ConstraintChecker:
         st = rt.state
         self.passed = None
         changes = None
-        if wrote is not None and (not self.written_suffices or st["p"].keys() != self.snapshot.p.keys()):
+        w = self.read_by_any
+        # the keys a move wrote cannot stand for what it changed when a constraint read every key
+        # of the state or of a side (compared in full), or the running rules (`vm`, which every
+        # move changes and no move notes), or when the sides are not the snapshot's
+        if wrote is not None and (_ANY in w.top or _ANY in w.own or "vm" in w.top
+                                  or st["p"].keys() != self.snapshot.p.keys()):
             wrote = None
         if self.learnt:
-            changes = self.snapshot.changes(st, self.read_by_any, wrote)
+            changes = (self.snapshot.changes(st, w) if wrote is None
+                       else self.snapshot.written(st, w, wrote))
             if VERIFY_WRITES and wrote is not None:
                 _verify(changes, self.snapshot.changes(st, self.read_by_any), wrote)
             if changes is _UNCHANGED:

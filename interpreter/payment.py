@@ -65,7 +65,10 @@ def _have(rt, k, s) -> int:
 
 
 def _covered(rt, k, alt) -> bool:
-    return all(_have(rt, k, s) >= n for s, n in alt.items())
+    for s, n in alt.items():
+        if _have(rt, k, s) < n:
+            return False
+    return True
 
 
 def _sources(rt, k):
@@ -91,7 +94,9 @@ def _feasible(alt, pool, treasury, sources, money) -> bool:
     useful = [sym for _, sym in sources if not need.keys().isdisjoint(sym)]     # gives a symbol needed
     # quick bound: everything usable at once
     for s, n in need.items():
-        if sum(sym.get(s, 0) for sym in useful) < n:
+        for sym in useful:
+            n -= sym.get(s, 0)
+        if n > 0:
             return False
 
     def dfs(i, need):
@@ -181,9 +186,11 @@ def _taps_of(rt, k, srcs, virtual) -> list:
                 t += n
             else:
                 pool[s] = pool.get(s, 0) + n
-            if any(alt.get(s, 0) > (treasury if s == rt.rs.money else k["pool"].get(s, 0))
-                   and _feasible(alt, pool, t, rest, rt.rs.money) for alt in k["need"]):
-                out.append(f"tap {sid} {s}")
+            for alt in k["need"]:
+                if (alt.get(s, 0) > (treasury if s == rt.rs.money else k["pool"].get(s, 0))
+                        and _feasible(alt, pool, t, rest, rt.rs.money)):
+                    out.append(f"tap {sid} {s}")
+                    break
     return out
 
 
@@ -265,11 +272,16 @@ def can_pay(rt, player, cost, ctx) -> bool:
 def _can_pay(rt, player, alts, ctx) -> bool:
     srcs, treasury, pool = _available(rt, player, ctx)
     money = rt.rs.money
-    if any(_feasible(alt, pool, treasury, srcs, money) for alt in alts):
-        return True
+    for alt in alts:
+        if _feasible(alt, pool, treasury, srcs, money):
+            return True
     procs = rt.rs.procedures
-    if not any(procs[p].provides and not procs[p].provides.keys().isdisjoint(alt)
-               for p in rt.rs.payment_procedures for alt in alts):
+    wanted = alts[0].keys() if len(alts) == 1 else {s for alt in alts for s in alt}
+    for p in rt.rs.payment_procedures:
+        provides = procs[p].provides
+        if provides and not provides.keys().isdisjoint(wanted):
+            break
+    else:
         return False        # no procedure provides a symbol of the cost: their conditions need no asking
     virtual = _virtual(rt, player, ctx)
     return bool(virtual) and any(_feasible(alt, pool, treasury, srcs + virtual, money) for alt in alts)
@@ -279,7 +291,7 @@ def symbols_available(rt, player, symbol, ctx, virtual: bool = True) -> int:
     """How many of `symbol` the player could pay now, from the same sources as can_pay
     (virtual=False: without what during-payment procedures could add)."""
     srcs, _, pool = _available(rt, player, ctx)
-    n = pool.get(symbol, 0) + sum(sym.get(symbol, 0) for _, sym in srcs)
-    if virtual:
-        n += sum(sym.get(symbol, 0) for _, sym in _virtual(rt, player, ctx))
+    n = pool.get(symbol, 0)
+    for _, sym in srcs + _virtual(rt, player, ctx) if virtual else srcs:
+        n += sym.get(symbol, 0)
     return n

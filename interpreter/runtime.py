@@ -998,7 +998,7 @@ class Runtime(BoardMixin, FightMixin):
                 keys = _VERB_WRITES.get(name)
                 if keys is None:
                     self.writes_unknown()       # a primitive that does not say what it writes
-                else:
+                elif keys or w.shallow:
                     w.add_top(keys)
             return m(self, env, args, kwargs, span)
         if name in self.rs.procedures:

@@ -8,7 +8,8 @@ The whole execution state lives in the game state as plain data (`state["vm"]`):
            at once
 A frame whose instruction pushed a child keeps its pc on that instruction with `k` telling
 the instruction, when the child returns, where it was (loop index, chosen items...).
-So a suspended game serialises to JSON and resumes bit-for-bit.
+A branch of an `if` may hold its parent's very locals dict (x_if), where a copy would do the
+same. So a suspended game serialises to JSON and resumes bit-for-bit.
 
 Decisions (choose / optional / either / pay) are exposed as `pending`; `resume(rt, move)`
 feeds the player's answer back. `Abort` is raised by `require` or a failing primitive: the
@@ -63,8 +64,10 @@ def run(rt, floor: int = 0):
     # instruction that suspends sets `pending`, and a call may end the game, which empties the
     # frames: those are looked at after the instructions that do so, not at every step)
     returned = False
-    # the player and action of the instructions sharing rt.memo
-    memo_player = memo_action = None
+    # the player and action of the instructions sharing rt.memo, and the locals they were read
+    # from: while the locals are the same dict, they hold the same player and action (only
+    # `let` writes them without closing the window, and x_let closes it for those two names)
+    memo_player = memo_action = memo_env = None
     execs, changes = _EXEC, _CHANGES
     try:
         while True:
@@ -96,9 +99,11 @@ def run(rt, floor: int = 0):
                     # a `set` or a call reads its expressions before it changes anything: in the
                     # read-only window of the reading instructions before it; x_set and x_call
                     # close the window before the change
-                    player, action = env.get("player"), env.get("action")
-                    if rt.memo is None or player != memo_player or action != memo_action:
-                        rt.memo, memo_player, memo_action = {}, player, action
+                    if rt.memo is None or env is not memo_env:
+                        player, action = env.get("player"), env.get("action")
+                        if rt.memo is None or player != memo_player or action != memo_action:
+                            rt.memo, memo_player, memo_action = {}, player, action
+                        memo_env = env
                 else:
                     rt.memo = None
                     if op not in _NOTED:
@@ -112,9 +117,11 @@ def run(rt, floor: int = 0):
                 # shares the read-only window of the reading instructions before it: derived
                 # values (what a player owns, a method formula) are worked out once between two
                 # changes of the state, not once per instruction (Runtime.reading)
-                player, action = env.get("player"), env.get("action")
-                if rt.memo is None or player != memo_player or action != memo_action:
-                    rt.memo, memo_player, memo_action = {}, player, action
+                if rt.memo is None or env is not memo_env:
+                    player, action = env.get("player"), env.get("action")
+                    if rt.memo is None or player != memo_player or action != memo_action:
+                        rt.memo, memo_player, memo_action = {}, player, action
+                    memo_env = env
                 if execs[op](rt, fr, ins, returned) is SUSPEND:
                     return
             returned = False
@@ -169,6 +176,8 @@ def _child_env(fr, var: str, value) -> dict:
 
 def x_let(rt, fr, ins, returned):
     fr["env"][ins[2]] = ins[3](rt, fr["env"])
+    if ins[2] in _CONTEXT:      # the read-only window is the player's and action's (run)
+        rt.memo = None
     fr["pc"] += 1
 
 
@@ -197,45 +206,48 @@ def x_set(rt, fr, ins, returned):
 
 
 def x_if(rt, fr, ins, returned):
+    """The first branch whose condition holds, or the `else`. A branch runs in a copy of the
+    locals when it binds a name of its own (`let`, `roll ... as`, a `pay`, which keeps what
+    was paid as `_paid`: the compiler says so), else in the `if`'s own dict: it adds no name
+    to them, and a `set` of a local updates every frame's copy down to the procedure's
+    (x_set), so sharing the dict changes nothing but the copy (a saved game's frames, read
+    back from JSON, hold one each)."""
     if returned or fr["k"] is not None:
         _next(fr)
         return
     env = fr["env"]
     for cond, blk in ins[2]:
         if cond(rt, env):
-            _enter(rt, fr, blk, dict(env))
+            _enter(rt, fr, blk, dict(env) if ins[4] else env)
             return
     if ins[3] is not None:
-        _enter(rt, fr, ins[3], dict(env))
+        _enter(rt, fr, ins[3], dict(env) if ins[4] else env)
         return
     _next(fr)
 
 
 def _passing(rt, env, var, it, where, distinct_from=None) -> list:
-    """The elements of `it` that pass `where` (with `var` bound to each), read in one read-only
-    window so the constraint checker sees what they depended on. With `distinct_from` (the
+    """The elements of `it` that pass `where` (with `var` bound to each), read in the read-only
+    window of the instruction (run opens it for the reading instructions; x_random opens its
+    own) so the constraint checker sees what they depended on. With `distinct_from` (the
     elements already chosen), each element once and none of those."""
-    opened = rt.reading()
-    try:
-        if where is None:       # (compiler.FILTERED_LOOPS: `it` gives only the elements that pass)
-            if distinct_from is None:
-                return list(it(rt, env) or ())
-            items = []
-            for x in it(rt, env) or ():
-                if not (x in distinct_from or x in items):
-                    items.append(x)
-            return items
+    if where is None:       # (compiler.FILTERED_LOOPS: `it` gives only the elements that pass)
+        if distinct_from is None:
+            return list(it(rt, env) or ())
         items = []
-        local = dict(env)
         for x in it(rt, env) or ():
-            if distinct_from is not None and (x in distinct_from or x in items):
-                continue
-            local[var] = x
-            if where(rt, local):
+            if not (x in distinct_from or x in items):
                 items.append(x)
         return items
-    finally:
-        rt.done_reading(opened)
+    items = []
+    local = dict(env)
+    for x in it(rt, env) or ():
+        if distinct_from is not None and (x in distinct_from or x in items):
+            continue
+        local[var] = x
+        if where(rt, local):
+            items.append(x)
+    return items
 
 
 def x_for(rt, fr, ins, returned):
@@ -316,12 +328,9 @@ def x_optional(rt, fr, ins, returned):
 
 
 def either_options(rt, fr, ins) -> list:
+    """The labels of the options whose conditions hold (in the read-only window run opened)."""
     env = fr["env"]
-    opened = rt.reading()
-    try:
-        return [_text(rt, fr, label) for label, where, blk in ins[4] if where is None or where(rt, env)]
-    finally:
-        rt.done_reading(opened)
+    return [_text(rt, fr, label) for label, where, blk in ins[4] if where is None or where(rt, env)]
 
 
 def x_either(rt, fr, ins, returned):
@@ -425,7 +434,11 @@ def x_random(rt, fr, ins, returned):
         _next(fr)
         return
     env = fr["env"]
-    items = _passing(rt, env, var, it, where)
+    opened = rt.reading()       # (a changing instruction: run opened no window for it)
+    try:
+        items = _passing(rt, env, var, it, where)
+    finally:
+        rt.done_reading(opened)
     if not items:
         _next(fr)
         return
@@ -473,6 +486,8 @@ _READS_FIRST = (C.SET, C.CALL)      # changing instructions that evaluate all th
 # world_store, a call by Runtime.verb, a payment's by the Runtime's tap, withdraw and deposit;
 # `break` changes only the running frames
 _NOTED = (C.SET, C.CALL, C.BREAK, C.PAY)
+# the locals that say whose and which action's read-only window an instruction is in
+_CONTEXT = ("player", "action")
 
 
 def _where(sp: Span) -> str:
