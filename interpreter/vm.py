@@ -68,7 +68,7 @@ def run(rt, floor: int = 0):
     # from: while the locals are the same dict, they hold the same player and action (only
     # `let` writes them without closing the window, and x_let closes it for those two names)
     memo_player = memo_action = memo_env = None
-    execs, changes = _EXEC, _CHANGES
+    execs, changes, in_window = _EXEC, _CHANGES, _IN_WINDOW
     try:
         while True:
             fr = frames[-1]
@@ -94,36 +94,29 @@ def run(rt, floor: int = 0):
             ins = instrs[pc]
             env = rt.env = fr["env"]
             op = ins[0]
-            if changes[op]:
-                if op in _READS_FIRST:
-                    # a `set` or a call reads its expressions before it changes anything: in the
-                    # read-only window of the reading instructions before it; x_set and x_call
-                    # close the window before the change
-                    if rt.memo is None or env is not memo_env:
-                        player, action = env.get("player"), env.get("action")
-                        if rt.memo is None or player != memo_player or action != memo_action:
-                            rt.memo, memo_player, memo_action = {}, player, action
-                        memo_env = env
-                else:
-                    rt.memo = None
-                    if op not in _NOTED:
-                        rt.writes_unknown()     # a roll, a random pick, a shuffle: writes not noted
-                r = execs[op](rt, fr, ins, returned)
-                rt.memo = None
-                if r is SUSPEND or len(frames) <= floor:
-                    return
-            else:
-                # an instruction that only reads the game (its expressions, a decision's options)
-                # shares the read-only window of the reading instructions before it: derived
-                # values (what a player owns, a method formula) are worked out once between two
-                # changes of the state, not once per instruction (Runtime.reading)
+            if in_window[op]:
+                # an instruction that only reads the game (its expressions, a decision's
+                # options), or a `set` or a call, which read all their expressions before they
+                # change anything (x_set and x_call close the window before the change), shares
+                # the read-only window of the reading instructions before it: derived values
+                # (what a player owns, a method formula) are worked out once between two changes
+                # of the state, not once per instruction (Runtime.reading)
                 if rt.memo is None or env is not memo_env:
                     player, action = env.get("player"), env.get("action")
                     if rt.memo is None or player != memo_player or action != memo_action:
                         rt.memo, memo_player, memo_action = {}, player, action
                     memo_env = env
-                if execs[op](rt, fr, ins, returned) is SUSPEND:
+            else:
+                rt.memo = None
+                if op not in _NOTED:
+                    rt.writes_unknown()     # a roll, a random pick, a shuffle: writes not noted
+            if changes[op]:
+                r = execs[op](rt, fr, ins, returned)
+                rt.memo = None
+                if r is SUSPEND or len(frames) <= floor:
                     return
+            elif execs[op](rt, fr, ins, returned) is SUSPEND:
+                return
             returned = False
     except Abort as e:       # a primitive that refused without saying where: at its statement
         if e.span is None and ins is not None:
@@ -482,6 +475,8 @@ _EXEC = [_EXEC[op] for op in range(len(_EXEC))]     # opcodes are 0..14: a list 
 # shared by the others (see run) is closed before and after each of them
 _CHANGES = [op in (C.SET, C.PAY, C.CALL, C.BREAK, C.ROLL, C.RANDOM, C.SHUFFLE) for op in range(len(_EXEC))]
 _READS_FIRST = (C.SET, C.CALL)      # changing instructions that evaluate all their expressions first
+# the instructions run in the shared read-only window: the reading ones and those that read first
+_IN_WINDOW = [not changes or op in _READS_FIRST for op, changes in enumerate(_CHANGES)]
 # changing instructions whose writes are noted as they are made (Runtime.wrote): a `set` by
 # world_store, a call by Runtime.verb, a payment's by the Runtime's tap, withdraw and deposit;
 # `break` changes only the running frames

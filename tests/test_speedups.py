@@ -82,7 +82,7 @@ def _no_ref_cache(monkeypatch, pack):
 
 
 _no_inlining = _set(compiler, "INLINE_NODES", 0)
-_no_shared_window = _set(vm, "_CHANGES", [True] * len(vm._CHANGES))
+_no_shared_window = _set(vm, "_IN_WINDOW", [False] * len(vm._IN_WINDOW))
 _no_parsed_choices = _set(playout_policy, "_parsed", lambda pending: {})
 _no_direct_records = _set(compiler, "DIRECT_RECORDS", False)
 _copy_for_every_payment = _set(api, "COPY_ONLY_TO_TRY", False)
