@@ -86,18 +86,15 @@ def _feasible(alt, pool, treasury, sources, money) -> bool:
             need[s] = n
     if not need:
         return True
-    if len(need) == 1:
-        for s, n in need.items():
-            for _, sym in sources:
-                n -= sym.get(s, 0)
-            return n <= 0
-    useful = [sym for _, sym in sources if not need.keys().isdisjoint(sym)]     # gives a symbol needed
-    # quick bound: everything usable at once
+    # quick bound: every source at once
     for s, n in need.items():
-        for sym in useful:
+        for _, sym in sources:
             n -= sym.get(s, 0)
         if n > 0:
             return False
+    if len(need) == 1:
+        return True         # one symbol type missing: the bound is the answer
+    useful = [sym for _, sym in sources if not need.keys().isdisjoint(sym)]     # gives a symbol needed
 
     def dfs(i, need):
         if not need:
