@@ -358,17 +358,19 @@ def location(rt, x) -> list:
     (["red", "outside"]: the owner and the zone); [none, none] when it is in neither. The
     search follows `rt.rs.holders` (the World's order); the first place found wins. Memoised
     as one index while a read-only window is open."""
-    if rt.memo is not None and isinstance(x, str):
+    if not isinstance(x, str):
+        return _NOWHERE             # the things held are ids
+    if rt.memo is not None:
         return rt.memoised("location", _location_index, rt).get(x, _NOWHERE)
-    return _place(rt, x)
+    return _location_index(rt).get(x, _NOWHERE)     # (outside a window: rarely, outside play)
 
 
 _NOWHERE = [None, None]
 
 
 def _location_index(rt) -> dict:
-    """{thing: [holder, place]} for every thing held, the first place found winning (_place's
-    search for every thing at once)."""
+    """{thing: [holder, place]} for every thing held, the first place found in the order of
+    rt.rs.holders winning."""
     index = {}
     state = rt.state
     for store, plan in rt.rs.holders:
@@ -392,29 +394,6 @@ def _location_index(rt) -> dict:
                         if thing not in index:
                             index[thing] = [owner, zone]
     return index
-
-
-def _place(rt, x) -> list:
-    """Where `x` is ([holder, place]): the first place in the order of rt.rs.holders."""
-    state = rt.state
-    for store, plan in rt.rs.holders:
-        for owner, rec in state[store].items():
-            for kind, *where in plan:
-                if kind == "records":
-                    rec_type, key, fields = where
-                    items = rec[key]
-                    for i, r in enumerate(items):
-                        for place, fkey in fields:
-                            thing = r[fkey]
-                            if thing is not None and thing == x:
-                                return [refs_of(rec_type, owner, len(items))[i], place]
-                else:
-                    zone, key = where
-                    for e in rec.get(key, ()):
-                        thing = e["id"] if isinstance(e, dict) else e
-                        if thing == x:
-                            return [owner, zone]
-    return _NOWHERE
 
 
 # ------------------------------------------------------------------------------ zones
