@@ -45,10 +45,7 @@ class RandomBot(UniformBot):
         policy = self._policy
         if policy is None or policy.engine is not engine:
             policy = self._policy = PlayoutPolicy.for_engine(engine)
-        weights = policy.weights(state["vm"]["pending"], moves, state)
-        if weights is None:
-            return moves[self.rng.randrange(len(moves))]
-        return self.rng.choices(moves, weights)[0]
+        return policy.pick(self.rng, state["vm"]["pending"], moves, state)
 
 
 class PlannerBot(RandomBot):

@@ -12,6 +12,9 @@ rules: only bots read them, and every legal move stays legal.
 from __future__ import annotations
 
 import weakref
+from bisect import bisect
+from itertools import accumulate
+from math import isfinite
 
 from rulespec.errors import Diagnostic, RulespecError
 
@@ -41,6 +44,9 @@ class PlayoutPolicy:
                            for d in engine.pack.of_kind("heuristic")]
         self._by_prompt: dict = {}          # prompt -> (its hints, whether none has a `when`)
         self._static_weights: dict = {}     # (prompt, moves) -> (weights,) for those prompts
+        # (prompt, moves) -> None (all alike) or (cumulative weights, their total, len - 1): what
+        # random.choices works out from the weights, for prompts whose hints have no `when`
+        self._static_draws: dict = {}
 
     @classmethod
     def for_engine(cls, engine) -> "PlayoutPolicy":
@@ -54,11 +60,7 @@ class PlayoutPolicy:
         weight is 0: then the bot picks uniformly). A hint with a `when` condition applies only
         given the state, where the condition holds for the deciding player and the move."""
         prompt = (pending or {}).get("prompt") or ""
-        got = self._by_prompt.get(prompt)
-        if got is None:
-            hints = [(m, w, when, d) for (p, m, w, when, d) in self.hints if prompt.startswith(p)]
-            got = self._by_prompt[prompt] = (hints, all(when is None for _, _, when, _ in hints))
-        hints, static = got
+        hints, static = self._by_prompt.get(prompt) or self._file(prompt)
         if not hints:
             return None
         if static:      # no condition on the state: the weights of these moves are always the same
@@ -70,6 +72,40 @@ class PlayoutPolicy:
                 got = self._static_weights[key] = self._weights(hints, pending, moves, None)
             return None if got[0] is None else list(got[0])      # a copy: the caller's own
         return self._weights(hints, pending, moves, state)[0]
+
+    def _file(self, prompt: str) -> tuple:
+        """(the hints of the decisions with this prompt, whether none has a `when`), filed."""
+        hints = [(m, w, when, d) for (p, m, w, when, d) in self.hints if prompt.startswith(p)]
+        got = self._by_prompt[prompt] = (hints, all(when is None for _, _, when, _ in hints))
+        return got
+
+    def pick(self, rng, pending: dict, moves: list, state: dict | None = None) -> str:
+        """One of `moves`, drawn from `rng` with the weights `weights` gives them: the very
+        draws of `rng.choices(moves, weights)[0]` (uniform: `rng.randrange(len(moves))`), the
+        cumulative weights worked out once for the decisions whose hints have no `when`."""
+        prompt = pending.get("prompt") or ""
+        hints, static = self._by_prompt.get(prompt) or self._file(prompt)
+        if not hints:
+            return moves[rng.randrange(len(moves))]
+        if static:
+            key = (prompt, tuple(moves))
+            draw = self._static_draws.get(key, False)
+            if draw is False:
+                if len(self._static_draws) > 20_000:
+                    self._static_draws.clear()
+                weights = self._weights(hints, pending, moves, None)[0]
+                draw = _cumulative(weights)
+                if weights is not None and draw is None:       # random.choices refuses them: it says why
+                    return rng.choices(moves, weights)[0]
+                self._static_draws[key] = draw
+            if draw is None:
+                return moves[rng.randrange(len(moves))]
+            cum, total, hi = draw
+            return moves[bisect(cum, rng.random() * total, 0, hi)]     # random.choices, k=1
+        weights = self._weights(hints, pending, moves, state)[0]
+        if weights is None:
+            return moves[rng.randrange(len(moves))]
+        return rng.choices(moves, weights)[0]
 
     def _weights(self, hints, pending, moves, state) -> tuple:
         """(the weights, or None when all moves are alike,): the tuple keeps None cacheable."""
@@ -124,6 +160,17 @@ class PlayoutPolicy:
                     "RS301", f"heuristic '{decl.id}' failed for {player}: {type(e).__name__}: {e}", span,
                     "guard the formula (if ... then ... else) so that it gives a number in every position")) from None
         return total
+
+
+def _cumulative(weights):
+    """(cumulative weights, their total, the last index), as random.choices works them out from
+    `weights`; None for None, and for weights whose total is not finite (random.choices refuses
+    them: `pick` then lets it say so)."""
+    if weights is None:
+        return None
+    cum = list(accumulate(weights))
+    total = cum[-1] + 0.0
+    return (cum, total, len(cum) - 1) if isfinite(total) else None
 
 
 def _parsed(pending) -> dict:

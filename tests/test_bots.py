@@ -47,6 +47,26 @@ def test_random_bot_follows_the_weights(engine):
     assert 850 <= yes_uniform <= 1150
 
 
+def test_pick_draws_as_choices_of_the_weights(engine):
+    """PlayoutPolicy.pick (the random bot's draw, cumulative weights kept per decision) takes
+    the very draws of random.choices over `weights` (randrange when all moves are alike): the
+    same move and the generator left in the same state, so the bot's games stay the same."""
+    import random
+    policy = PlayoutPolicy.for_engine(engine)
+    cases = [({"prompt": "Request an Indulgence (1 Crown now)"}, ["yes", "no"]),
+             ({"prompt": "pay 2 crown"}, ["tap a crown", "run request_indulgence", "tap b crown"]),
+             ({"prompt": "Tile to buy"}, ["choose a", "choose b", "done"]),
+             ({"prompt": "Besiege this City?"}, ["option now", "option later"]),
+             ({"prompt": "Crowns to spend"}, ["choose 0", "choose 1", "choose 2"])]
+    a, b = random.Random(5), random.Random(5)
+    for i in range(3000):
+        pending, moves = cases[i % len(cases)]
+        weights = policy.weights(pending, moves)
+        want = moves[b.randrange(len(moves))] if weights is None else b.choices(moves, weights)[0]
+        assert policy.pick(a, pending, moves) == want
+    assert a.getstate() == b.getstate()
+
+
 def test_a_zero_weight_move_is_played_only_when_it_is_the_only_one(make_pack):
     root = make_pack("never_yes", {
         "pack.yaml": """
