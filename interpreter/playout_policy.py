@@ -60,23 +60,25 @@ class PlayoutPolicy:
         weight is 0: then the bot picks uniformly). A hint with a `when` condition applies only
         given the state, where the condition holds for the deciding player and the move."""
         prompt = (pending or {}).get("prompt") or ""
-        hints, static = self._by_prompt.get(prompt) or self._file(prompt)
-        if not hints:
+        filed = self._by_prompt.get(prompt) or self._file(prompt)
+        if not filed[0]:
             return None
-        if static:      # no condition on the state: the weights of these moves are always the same
+        if filed[1]:    # no condition on the state: the weights of these moves are always the same
             key = (prompt, tuple(moves))
             got = self._static_weights.get(key)
             if got is None:
                 if len(self._static_weights) > 20_000:
                     self._static_weights.clear()
-                got = self._static_weights[key] = self._weights(hints, pending, moves, None)
+                got = self._static_weights[key] = self._weights(filed, pending, moves, None)
             return None if got[0] is None else list(got[0])      # a copy: the caller's own
-        return self._weights(hints, pending, moves, state)[0]
+        return self._weights(filed, pending, moves, state)[0]
 
     def _file(self, prompt: str) -> tuple:
-        """(the hints of the decisions with this prompt, whether none has a `when`), filed."""
+        """(the hints of the decisions with this prompt, whether none has a `when`, the moves'
+        prefixes they weigh), filed."""
         hints = [(m, w, when, d) for (p, m, w, when, d) in self.hints if prompt.startswith(p)]
-        got = self._by_prompt[prompt] = (hints, all(when is None for _, _, when, _ in hints))
+        got = self._by_prompt[prompt] = (hints, all(when is None for _, _, when, _ in hints),
+                                         tuple(m for m, _, _, _ in hints))
         return got
 
     def pick(self, rng, pending: dict, moves: list, state: dict | None = None) -> str:
@@ -84,16 +86,16 @@ class PlayoutPolicy:
         draws of `rng.choices(moves, weights)[0]` (uniform: `rng.randrange(len(moves))`), the
         cumulative weights worked out once for the decisions whose hints have no `when`."""
         prompt = pending.get("prompt") or ""
-        hints, static = self._by_prompt.get(prompt) or self._file(prompt)
-        if not hints:
+        filed = self._by_prompt.get(prompt) or self._file(prompt)
+        if not filed[0]:
             return moves[rng.randrange(len(moves))]
-        if static:
+        if filed[1]:
             key = (prompt, tuple(moves))
             draw = self._static_draws.get(key, False)
             if draw is False:
                 if len(self._static_draws) > 20_000:
                     self._static_draws.clear()
-                weights = self._weights(hints, pending, moves, None)[0]
+                weights = self._weights(filed, pending, moves, None)[0]
                 draw = _cumulative(weights)
                 if weights is not None and draw is None:       # random.choices refuses them: it says why
                     return rng.choices(moves, weights)[0]
@@ -102,17 +104,22 @@ class PlayoutPolicy:
                 return moves[rng.randrange(len(moves))]
             cum, total, hi = draw
             return moves[bisect(cum, rng.random() * total, 0, hi)]     # random.choices, k=1
-        weights = self._weights(hints, pending, moves, state)[0]
+        weights = self._weights(filed, pending, moves, state)[0]
         if weights is None:
             return moves[rng.randrange(len(moves))]
         return rng.choices(moves, weights)[0]
 
-    def _weights(self, hints, pending, moves, state) -> tuple:
-        """(the weights, or None when all moves are alike,): the tuple keeps None cacheable."""
+    def _weights(self, filed, pending, moves, state) -> tuple:
+        """(the weights, or None when all moves are alike,): the tuple keeps None cacheable.
+        filed: the prompt's hints as _file gives them."""
+        hints, _, prefixes = filed
         rt = None
         values = None           # move -> (kind, value): what _parse would say, worked out once
         out = []
         for mv in moves:
+            if not mv.startswith(prefixes):     # no hint weighs it
+                out.append(1.0)
+                continue
             w = 1.0
             for prefix, hw, when, decl in hints:
                 if not mv.startswith(prefix):
@@ -130,7 +137,7 @@ class PlayoutPolicy:
             out.append(w)
         if rt is not None:
             rt.done_reading(opened)
-        return (out if sum(out) > 0 and any(w != 1.0 for w in out) else None,)
+        return (out if sum(out) > 0 and out.count(1.0) != len(out) else None,)
 
     def _holds(self, when, decl, rt, pending, move, values=None) -> bool:
         got = values.get(move) if values is not None else None
