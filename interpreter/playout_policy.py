@@ -188,9 +188,9 @@ def _parsed(pending) -> dict:
     out: dict = {}
     if pending.get("kind") == "choose":
         for v in pending["options"]:
-            move = f"choose {_fmt(v)}"
-            if " ".join(move.split()) == move:      # _parse reads a move's words, spaces collapsed
-                out.setdefault(move, ("choose", v))
+            move = f"choose {v}" if v.__class__ is not list else f"choose {_fmt(v)}"     # (as _candidates)
+            if move not in out and (v.__class__ is int or " ".join(move.split()) == move):
+                out[move] = ("choose", v)       # _parse reads a move's words, spaces collapsed
         if pending.get("can_stop"):
             out.setdefault("done", ("choose", None))
     return out
