@@ -42,7 +42,7 @@ class PlayoutPolicy:
                                rs.fn(d, "when", {n: "any" for n in _WHEN_NAMES}), d))
         self.heuristics = [(rs.fn(d, "value"), float(rs.static(d, "weight", 1) or 0), d)
                            for d in engine.pack.of_kind("heuristic")]
-        self._by_prompt: dict = {}          # prompt -> (its hints, whether none has a `when`)
+        self._by_prompt: dict = {}          # prompt -> _file's (hints, static, move prefixes)
         self._static_weights: dict = {}     # (prompt, moves) -> (weights,) for those prompts
         # (prompt, moves) -> None (all alike) or (cumulative weights, their total, len - 1): what
         # random.choices works out from the weights, for prompts whose hints have no `when`
@@ -74,8 +74,8 @@ class PlayoutPolicy:
         return self._weights(filed, pending, moves, state)[0]
 
     def _file(self, prompt: str) -> tuple:
-        """(the hints of the decisions with this prompt, whether none has a `when`, the moves'
-        prefixes they weigh), filed."""
+        """(the hints of the decisions with this prompt, whether none has a `when`, the move
+        prefixes they weigh: a move that starts with none of them weighs 1), filed."""
         hints = [(m, w, when, d) for (p, m, w, when, d) in self.hints if prompt.startswith(p)]
         got = self._by_prompt[prompt] = (hints, all(when is None for _, _, when, _ in hints),
                                          tuple(m for m, _, _, _ in hints))
@@ -85,7 +85,7 @@ class PlayoutPolicy:
         """One of `moves`, drawn from `rng` with the weights `weights` gives them: the very
         draws of `rng.choices(moves, weights)[0]` (uniform: `rng.randrange(len(moves))`), the
         cumulative weights worked out once for the decisions whose hints have no `when`."""
-        prompt = pending.get("prompt") or ""
+        prompt = (pending or {}).get("prompt") or ""
         filed = self._by_prompt.get(prompt) or self._file(prompt)
         if not filed[0]:
             return moves[rng.randrange(len(moves))]
