@@ -486,7 +486,16 @@ _CONTEXT = ("player", "action")
 
 
 def _where(sp: Span) -> str:
-    return f"{sp.file.rsplit('/', 1)[-1]}:{sp.line}" if sp and sp.line else ""
+    """'file.rules:line' of a decision's statement (its pending `at`), worked out once per span."""
+    got = _WHERE.get(sp)
+    if got is None:
+        if len(_WHERE) > 10_000:
+            _WHERE.clear()
+        got = _WHERE[sp] = f"{sp.file.rsplit('/', 1)[-1]}:{sp.line}" if sp and sp.line else ""
+    return got
+
+
+_WHERE: dict = {}       # Span -> _where's text (a pack's decision statements: a few hundred)
 
 
 def resume(rt, kind: str, value):
