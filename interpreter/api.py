@@ -540,7 +540,12 @@ def _candidates(pending) -> list:
 
 def _parse(move: str, pending):
     k = pending["kind"]
-    move = " ".join(move.split())
+    words = _WORDS.get(move)
+    if words is None:       # the move's words, spaces collapsed: worked out once per text
+        if len(_WORDS) > 20_000:
+            _WORDS.clear()
+        words = _WORDS[move] = " ".join(move.split())
+    move = words
     if k == "choose":
         if move == "done" and pending.get("can_stop"):
             return "choose", None
@@ -567,6 +572,9 @@ def _parse(move: str, pending):
             return "pay", move
         return None, f"'{move}' is not a possible payment ({pending.get('prompt')})"
     return None, "unknown decision"
+
+
+_WORDS: dict = {}       # a move's text -> its words, spaces collapsed (_parse)
 
 
 @lru_cache(maxsize=8)
