@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import marshal
 from functools import lru_cache
-from itertools import repeat
 
 from rulespec.errors import RULE_ERRORS, Diagnostic, RuleFault, RulespecError, Span, source_line_at
 from rulespec import flow
@@ -208,21 +207,8 @@ class Engine:
             raise
 
     def legal_moves(self, state) -> list:
-        made = self._made
-        if made is not None and made[0] is state:
-            # the state an in-place apply has just made, unchanged since (still at the decision
-            # it stopped at: _at): its shape is the engine's (as _guarded, without the check)
-            vm_ = state.get("vm")
-            pending = vm_.get("pending") if vm_.__class__ is dict else None
-            if pending is not None and pending is made[1]:
-                try:
-                    moves = self._legal_moves(state)
-                except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
-                    self._bad_state(state, e)
-                    raise
-                self._checked = (state, pending)
-                return moves
-        moves = self._guarded(self._legal_moves, state)
+        # the state an in-place apply has just made, unchanged since: its shape is the engine's
+        moves = self._guarded(self._legal_moves, state, _at(state, self._made))
         self._checked = (state, state["vm"]["pending"])
         return moves
 
@@ -321,22 +307,15 @@ class Engine:
         and change the state only by applying moves: the constraint check of a move applied in
         place to the last state that passed compares only what the move wrote.
         wrote: a list that receives what the move wrote (constraints.Writes, None: unknown)."""
-        # the very state legal_moves checked, still at that decision (_at, inline): no check
-        checked = self._checked
-        vm_ = state.get("vm") if checked is not None and checked[0] is state else None
-        pending = vm_.get("pending") if vm_.__class__ is dict else None
-        if pending is None or pending is not checked[1]:
+        if not _at(state, self._checked):
             self.check_state(state)
-            pending = state["vm"]["pending"]
         self._checked = self._made = None
-        checker = self.constraint_checker
-        passed = checker.passed
-        from_passed = False
+        checker, passed = self.constraint_checker, self.constraint_checker.passed
+        from_passed = not transactional and _at(state, passed)
         if not transactional and passed is not None and passed[0] is state:
-            # the state that passed the last check, still at its decision: _at(state, passed)
-            from_passed = pending is not None and pending is passed[1]
             checker.passed = None       # it changes now: known again once checked
-        if pending is None or state.get("over"):
+        pending = state["vm"]["pending"]
+        if state.get("over") or pending is None:
             raise IllegalMove(move, "the game is over")
         if not isinstance(move, str):
             raise IllegalMove(move, "a move is a text such as 'choose ravenna'")
@@ -349,12 +328,11 @@ class Engine:
         rt = self._adopt(st, move) if check and not transactional and self._tried is not None else None
         try:
             if rt is None:
-                board = self._boards.get(len(st["players"]))
-                rt = Runtime(self.rs, st, board) if board is not None else self.runtime(st)
+                rt = self.runtime(st)
                 rt.wrote = self._new_writes()
                 vm.resume(rt, kind, value)
-            if check:       # (_check_constraints)
-                checker.check(rt, rt.wrote if from_passed else None, not transactional)
+            if check:
+                self._check_constraints(rt, rt.wrote if from_passed else None, keep=not transactional)
         except vm.Abort as e:
             raise IllegalMove(move, e.reason, e.span, (rt, rt.env if isinstance(rt.env, dict) else {})) from None
         except RecursionError:
@@ -498,15 +476,12 @@ def _at(state, seen) -> bool:
 
 
 def _paying(state) -> bool:
-    """A payment is in progress somewhere in the rules being run: a frame's continuation `k`
-    that is a payment's (it has a `need`). The frames' `k`s are read in C (most are None)."""
-    for k in filter(None, map(dict.get, state["vm"]["frames"], _K)):
+    """A payment is in progress somewhere in the rules being run."""
+    for f in state["vm"]["frames"]:
+        k = f.get("k")
         if k.__class__ is dict and "need" in k:
             return True
     return False
-
-
-_K = repeat("k")        # (endless: map stops with the frames)
 
 
 def _copy(state):
@@ -540,12 +515,7 @@ def _candidates(pending) -> list:
 
 def _parse(move: str, pending):
     k = pending["kind"]
-    words = _WORDS.get(move)
-    if words is None:       # the move's words, spaces collapsed: worked out once per text
-        if len(_WORDS) > 20_000:
-            _WORDS.clear()
-        words = _WORDS[move] = " ".join(move.split())
-    move = words
+    move = " ".join(move.split())
     if k == "choose":
         if move == "done" and pending.get("can_stop"):
             return "choose", None
@@ -572,9 +542,6 @@ def _parse(move: str, pending):
             return "pay", move
         return None, f"'{move}' is not a possible payment ({pending.get('prompt')})"
     return None, "unknown decision"
-
-
-_WORDS: dict = {}       # a move's text -> its words, spaces collapsed (_parse)
 
 
 @lru_cache(maxsize=8)
