@@ -195,10 +195,9 @@ def apply_option(rt, k, move: str):
     """Tap a source, or return (block, env) of a procedure the player runs mid-payment."""
     parts = move.split()
     if len(parts) == 2 and parts[0] == "run" and parts[1] in rt.rs.payment_procedures:
-        if not _may_run(rt, k["player"], parts[1]):
-            from .vm import Abort
-            raise Abort(f"{parts[1]} cannot be used now")
-        return rt.call(rt.rs.procedures[parts[1]], {"player": k["player"]}, [], {})
+        # an offered move (api._parse: one of the decision's options), and `options` offers a
+        # procedure only when its conditions hold (_may_run) in this very state: not asked again
+        return rt.call(rt.rs.procedures[parts[1]], {"player": k["player"]}, [], {}, checked=True)
     if len(parts) != 3 or parts[0] != "tap":
         from .vm import Abort
         raise Abort(f"'{move}' is not a payment move (expected 'tap SOURCE SYMBOL')")

@@ -1007,7 +1007,9 @@ class Runtime(BoardMixin, FightMixin):
             return self.call(self.rs.actions[name], env, args, kwargs)
         raise Abort(f"the rules use '{name}', which this engine does not provide", span)
 
-    def call(self, c, env, args, kwargs, span=None):
+    def call(self, c, env, args, kwargs, span=None, checked=False):
+        """(block, locals) of a procedure or action called; checked: its `requires` is known to
+        hold (a procedure offered during a payment: payment.apply_option)."""
         local = {"player": env.get("player")}
         if "self" in env:
             local["self"] = env["self"]
@@ -1028,7 +1030,7 @@ class Runtime(BoardMixin, FightMixin):
         else:                       # every parameter given by position: the common call
             for (pname, _), a in zip(params, args):
                 local[pname] = a
-        if c.requires is not None and not c.requires(self, local):
+        if c.requires is not None and not checked and not c.requires(self, local):
             raise Abort(f"{c.decl.kind} {c.id} cannot be used now", c.decl.span)
         return c.effect, local
 
