@@ -24,7 +24,7 @@ from .vm import Abort, push
 
 
 _ATTR_METHODS: dict = {}
-_VERB_METHODS: dict = {}        # (Runtime class, verb) -> its v_/i_ method, or None (Runtime.verb)
+_VERB_METHODS: dict = {}        # (Runtime class, verb) -> (its v_/i_ method or None, _VERB_WRITES[verb]) (Runtime.verb)
 # The state keys each primitive verb writes itself (constraints.Writes; the blocks they return
 # or run note their own writes): a verb not listed makes the move's writes unknown.
 _VERB_WRITES = {
@@ -620,7 +620,16 @@ class Runtime(BoardMixin, FightMixin):
         return k["ctx"].get("action") if k is not None else self.env.get("action")
 
     def f_can_pay(self, cost):
-        return payment.can_pay(self, self.env.get("player"), cost, {"action": self.env.get("action")})
+        env, memo = self.env, self.memo
+        if memo is not None and self.read_log is None and cost.__class__ is list and len(cost) == 1 \
+                and cost[0].__class__ is dict:
+            # payment.can_pay's common case, inline: one alternative, answered by the window's memo
+            player, action = env.get("player"), env.get("action")
+            got = memo.get(("can_pay?", player, action, frozenset(cost[0].items())), _UNSET)
+            if got is not _UNSET:
+                return got
+            return payment.can_pay(self, player, cost, {"action": action})
+        return payment.can_pay(self, env.get("player"), cost, {"action": env.get("action")})
 
     def f_range(self, lo, hi, span=None):
         lo, hi = int(lo), int(hi)
@@ -986,23 +995,23 @@ class Runtime(BoardMixin, FightMixin):
 
     # ------------------------------------------------------------ verbs
     def verb(self, name, env, args, kwargs, span):
-        key = (type(self), name)
         try:
-            m = _VERB_METHODS[key]
+            m, keys = _VERB_METHODS[(type(self), name)]
         except KeyError:        # looked up once per class: a failed getattr costs an exception
             cls = type(self)
-            m = _VERB_METHODS[key] = getattr(cls, "v_" + name, None) or getattr(cls, "i_" + name, None)
+            m = getattr(cls, "v_" + name, None) or getattr(cls, "i_" + name, None)
+            m, keys = _VERB_METHODS[(cls, name)] = (m, _VERB_WRITES.get(name))
         if m is not None:
             w = self.wrote
             if w is not None:
-                keys = _VERB_WRITES.get(name)
                 if keys is None:
                     self.writes_unknown()       # a primitive that does not say what it writes
                 elif keys or w.shallow:
                     w.add_top(keys)
             return m(self, env, args, kwargs, span)
-        if name in self.rs.procedures:
-            return self.call(self.rs.procedures[name], env, args, kwargs, span)
+        c = self.rs.procedures.get(name)
+        if c is not None:
+            return self.call(c, env, args, kwargs, span)
         if name in self.rs.actions:
             return self.call(self.rs.actions[name], env, args, kwargs)
         raise Abort(f"the rules use '{name}', which this engine does not provide", span)

@@ -156,8 +156,13 @@ def _enter(rt, fr, block: int, env: dict, scope: bool = False):
     """Run a block in place of the instruction (a branch of an `if`, a procedure called): the
     frame moves on to its next instruction first, so the block's end returns there without
     coming back to the instruction (a loop, which does come back, keeps `k` instead)."""
-    _next(fr)
-    push(rt, block, env, scope)
+    fr["pc"] += 1       # _next and push, inline
+    fr["k"] = None
+    frames = rt.state["vm"]["frames"]
+    if len(frames) >= limits.MAX_FRAMES:
+        push(rt, block, env, scope)         # (the error)
+    frames.append({"b": block, "pc": 0, "env": env, "k": None, "scope": True} if scope
+                  else {"b": block, "pc": 0, "env": env, "k": None})
 
 
 def _child_env(fr, var: str, value) -> dict:
