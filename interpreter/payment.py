@@ -172,20 +172,32 @@ def _taps(rt, k, virtual) -> list:
 
 
 def _taps_of(rt, k, srcs, virtual) -> list:
-    treasury = _have(rt, k, rt.rs.money)
+    money = rt.rs.money
+    treasury = _have(rt, k, money)
+    kpool, need = k["pool"], k["need"]
     out = []
     for i, (sid, sym) in enumerate(srcs):
-        rest = srcs[:i] + srcs[i + 1:] + virtual
+        rest = None
         for s, n in sym.items():
-            pool = dict(k["pool"])
-            t = treasury
-            if s == rt.rs.money:
-                t += n
+            had = treasury if s == money else kpool.get(s, 0)
+            # the alternatives that still want this symbol (in order): none, no tap to weigh
+            if len(need) == 1:          # (the common cost: one alternative)
+                if need[0].get(s, 0) <= had:
+                    continue
+                wanting = need
             else:
+                wanting = [alt for alt in need if alt.get(s, 0) > had]
+                if not wanting:
+                    continue
+            if rest is None:
+                rest = srcs[:i] + srcs[i + 1:] + virtual
+            if s == money:
+                pool, t = kpool, treasury + n       # (_feasible only reads the pool)
+            else:
+                pool, t = dict(kpool), treasury
                 pool[s] = pool.get(s, 0) + n
-            for alt in k["need"]:
-                if (alt.get(s, 0) > (treasury if s == rt.rs.money else k["pool"].get(s, 0))
-                        and _feasible(alt, pool, t, rest, rt.rs.money)):
+            for alt in wanting:
+                if _feasible(alt, pool, t, rest, money):
                     out.append(f"tap {sid} {s}")
                     break
     return out

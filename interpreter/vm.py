@@ -259,9 +259,15 @@ def x_for(rt, fr, ins, returned):
     i = k["i"] = k["i"] + 1
     items = k["items"]
     if i < len(items):
-        push(rt, ins[5], _child_env(fr, ins[2], items[i]))
+        env = dict(fr["env"])       # push(rt, ins[5], _child_env(...)), inline
+        env[ins[2]] = items[i]
+        frames = rt.state["vm"]["frames"]
+        if len(frames) >= limits.MAX_FRAMES:
+            push(rt, ins[5], env)           # (the error)
+        frames.append({"b": ins[5], "pc": 0, "env": env, "k": None})
     else:
-        _next(fr)
+        fr["pc"] += 1
+        fr["k"] = None
 
 
 def x_repeat(rt, fr, ins, returned):
