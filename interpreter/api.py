@@ -462,11 +462,13 @@ class _Tried:
 
     def __init__(self, state, pending):
         self.state, self.pending, self.after = state, pending, {}
-        self._vm = marshal.dumps(state["vm"])
+        self._vm = None             # the running rules as marshal bytes, made at the first shallow copy
         self._full = None           # the state as marshal bytes, made at the first full copy
 
     def shallow(self) -> dict:
         """A copy sharing every value with the state but its running rules (`vm`)."""
+        if self._vm is None:
+            self._vm = marshal.dumps(self.state["vm"])
         st = dict(self.state)
         st["vm"] = marshal.loads(self._vm)
         return st

@@ -466,7 +466,9 @@ class Runtime(BoardMixin, FightMixin):
         names = f["names"]
         if kwargs or len(args) != len(names):
             self._bind(f["params"], args, kwargs, local)
-        elif names:                 # every parameter given by position: the common call
+        elif len(names) == 1:       # one parameter, given by position: the commonest call
+            local[names[0]] = args[0]
+        elif names:                 # every parameter given by position
             local.update(zip(names, args))
         self.formula_depth = depth + 1
         try:
