@@ -254,17 +254,19 @@ class Engine:
         ok = None
         # a move whose last try wrote before its next decision is tried on a full copy at once
         # (a shallow try would run up to that write in vain), until a try of it writes nothing
-        fr = state["vm"]["frames"][-1]
-        site = (fr["b"], fr["pc"], move)
+        site = _site(state, move)
         deep = self._deep_tries
-        if SHALLOW_TRIES and site not in deep:
+        if SHALLOW_TRIES and (site is None or site not in deep):
             try:
                 ok = self._try_on(tried, tried.shallow(), move, NoWrites)
             except Shared:
-                deep.add(site)
+                if site is not None:
+                    if len(deep) > 10_000:      # (bounded: the moves are the pack's, but ids may be many)
+                        deep.clear()
+                    deep.add(site)
         if ok is None:
             ok, wrote = self._try_on(tried, tried.full(), move, Writes), self._wrote
-            if wrote is not None and not wrote.top and not wrote.side:
+            if site is not None and wrote is not None and not wrote.top and not wrote.side:
                 deep.discard(site)
         if before is not None and state != before:
             raise AssertionError(f"trying '{move}' changed the state it was tried on: a write made before "
@@ -487,6 +489,16 @@ def _at(state, seen) -> bool:
         return False
     vm = state.get("vm")
     return type(vm) is dict and vm.get("pending") is seen[1]
+
+
+def _site(state, move):
+    """(block, pc, move): the decision's statement and a move tried there (Engine._deep_tries);
+    None when the running rules do not say (a damaged state: the try itself says what is wrong)."""
+    frames = state["vm"]["frames"]
+    fr = frames[-1] if frames.__class__ is list and frames else None
+    if fr.__class__ is dict and fr.get("b").__class__ is int and fr.get("pc").__class__ is int:
+        return fr["b"], fr["pc"], move
+    return None
 
 
 def _paying(state) -> bool:
