@@ -65,6 +65,8 @@ class Engine:
         # led to instead of running the move again
         self._tried = None
         self._new_writes = Writes       # what apply notes a move's writes in (_try: NoWrites)
+        # the moves whose last try on a shallow copy wrote (Engine._try): (block, pc, move)
+        self._deep_tries = set()
         # (state, its pending decision) that legal_moves checked last: apply of a move on that
         # very state, still at that decision, does not check its shape again (a damaged state
         # that fails inside apply is still refused as RS404: _bad_state)
@@ -250,28 +252,40 @@ class Engine:
         before = _copy(state) if constraints.VERIFY_WRITES else None       # (equal, not the same bytes:
         # marshal's bytes depend on how many references an object has)
         ok = None
-        if SHALLOW_TRIES:
+        # a move whose last try wrote before its next decision is tried on a full copy at once
+        # (a shallow try would run up to that write in vain), until a try of it writes nothing
+        site = _site(state, move)
+        deep = self._deep_tries
+        if SHALLOW_TRIES and (site is None or site not in deep):
             try:
                 ok = self._try_on(tried, tried.shallow(), move, NoWrites)
             except Shared:
-                pass
+                if site is not None:
+                    if len(deep) > 10_000:      # (bounded: the moves are the pack's, but ids may be many)
+                        deep.clear()
+                    deep.add(site)
         if ok is None:
-            ok = self._try_on(tried, tried.full(), move, Writes)
+            ok, wrote = self._try_on(tried, tried.full(), move, Writes), self._wrote
+            if site is not None and wrote is not None and not wrote.top and not wrote.side:
+                deep.discard(site)
         if before is not None and state != before:
             raise AssertionError(f"trying '{move}' changed the state it was tried on: a write made before "
                                  "it was noted (constraints.NoWrites)")
         return ok
 
     def _try_on(self, tried: "_Tried", st: dict, move, writes) -> bool:
+        """The try itself (self._wrote: what it wrote when it was not refused, None: unknown)."""
         events, wrote = [], []
         self._checked = (st, st["vm"]["pending"])       # a copy of the state legal_moves checked
         self._new_writes = writes
+        self._wrote = None
         try:
             self.apply(st, move, check=False, events=events, transactional=False, wrote=wrote)
         except IllegalMove:
             return False
         finally:
             self._new_writes = Writes
+        self._wrote = wrote[0]
         if self._tried is tried:
             tried.after[move] = (st, events, wrote[0])
         return True
@@ -450,11 +464,13 @@ class _Tried:
 
     def __init__(self, state, pending):
         self.state, self.pending, self.after = state, pending, {}
-        self._vm = marshal.dumps(state["vm"])
+        self._vm = None             # the running rules as marshal bytes, made at the first shallow copy
         self._full = None           # the state as marshal bytes, made at the first full copy
 
     def shallow(self) -> dict:
         """A copy sharing every value with the state but its running rules (`vm`)."""
+        if self._vm is None:
+            self._vm = marshal.dumps(self.state["vm"])
         st = dict(self.state)
         st["vm"] = marshal.loads(self._vm)
         return st
@@ -473,6 +489,16 @@ def _at(state, seen) -> bool:
         return False
     vm = state.get("vm")
     return type(vm) is dict and vm.get("pending") is seen[1]
+
+
+def _site(state, move):
+    """(block, pc, move): the decision's statement and a move tried there (Engine._deep_tries);
+    None when the running rules do not say (a damaged state: the try itself says what is wrong)."""
+    frames = state["vm"]["frames"]
+    fr = frames[-1] if frames.__class__ is list and frames else None
+    if fr.__class__ is dict and fr.get("b").__class__ is int and fr.get("pc").__class__ is int:
+        return fr["b"], fr["pc"], move
+    return None
 
 
 def _paying(state) -> bool:

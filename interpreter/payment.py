@@ -172,20 +172,32 @@ def _taps(rt, k, virtual) -> list:
 
 
 def _taps_of(rt, k, srcs, virtual) -> list:
-    treasury = _have(rt, k, rt.rs.money)
+    money = rt.rs.money
+    treasury = _have(rt, k, money)
+    kpool, need = k["pool"], k["need"]
     out = []
     for i, (sid, sym) in enumerate(srcs):
-        rest = srcs[:i] + srcs[i + 1:] + virtual
+        rest = None
         for s, n in sym.items():
-            pool = dict(k["pool"])
-            t = treasury
-            if s == rt.rs.money:
-                t += n
+            had = treasury if s == money else kpool.get(s, 0)
+            # the alternatives that still want this symbol (in order): none, no tap to weigh
+            if len(need) == 1:          # (the common cost: one alternative)
+                if need[0].get(s, 0) <= had:
+                    continue
+                wanting = need
             else:
+                wanting = [alt for alt in need if alt.get(s, 0) > had]
+                if not wanting:
+                    continue
+            if rest is None:
+                rest = srcs[:i] + srcs[i + 1:] + virtual
+            if s == money:
+                pool, t = kpool, treasury + n       # (_feasible only reads the pool)
+            else:
+                pool, t = dict(kpool), treasury
                 pool[s] = pool.get(s, 0) + n
-            for alt in k["need"]:
-                if (alt.get(s, 0) > (treasury if s == rt.rs.money else k["pool"].get(s, 0))
-                        and _feasible(alt, pool, t, rest, rt.rs.money)):
+            for alt in wanting:
+                if _feasible(alt, pool, t, rest, money):
                     out.append(f"tap {sid} {s}")
                     break
     return out
@@ -195,10 +207,9 @@ def apply_option(rt, k, move: str):
     """Tap a source, or return (block, env) of a procedure the player runs mid-payment."""
     parts = move.split()
     if len(parts) == 2 and parts[0] == "run" and parts[1] in rt.rs.payment_procedures:
-        if not _may_run(rt, k["player"], parts[1]):
-            from .vm import Abort
-            raise Abort(f"{parts[1]} cannot be used now")
-        return rt.call(rt.rs.procedures[parts[1]], {"player": k["player"]}, [], {})
+        # an offered move (api._parse: one of the decision's options), and `options` offers a
+        # procedure only when its conditions hold (_may_run) in this very state: not asked again
+        return rt.call(rt.rs.procedures[parts[1]], {"player": k["player"]}, [], {}, checked=True)
     if len(parts) != 3 or parts[0] != "tap":
         from .vm import Abort
         raise Abort(f"'{move}' is not a payment move (expected 'tap SOURCE SYMBOL')")

@@ -24,7 +24,7 @@ from .vm import Abort, push
 
 
 _ATTR_METHODS: dict = {}
-_VERB_METHODS: dict = {}        # (Runtime class, verb) -> its v_/i_ method, or None (Runtime.verb)
+_VERB_METHODS: dict = {}        # (Runtime class, verb) -> (its v_/i_ method or None, _VERB_WRITES[verb]) (Runtime.verb)
 # The state keys each primitive verb writes itself (constraints.Writes; the blocks they return
 # or run note their own writes): a verb not listed makes the move's writes unknown.
 _VERB_WRITES = {
@@ -466,7 +466,9 @@ class Runtime(BoardMixin, FightMixin):
         names = f["names"]
         if kwargs or len(args) != len(names):
             self._bind(f["params"], args, kwargs, local)
-        elif names:                 # every parameter given by position: the common call
+        elif len(names) == 1:       # one parameter, given by position: the commonest call
+            local[names[0]] = args[0]
+        elif names:                 # every parameter given by position
             local.update(zip(names, args))
         self.formula_depth = depth + 1
         try:
@@ -620,7 +622,16 @@ class Runtime(BoardMixin, FightMixin):
         return k["ctx"].get("action") if k is not None else self.env.get("action")
 
     def f_can_pay(self, cost):
-        return payment.can_pay(self, self.env.get("player"), cost, {"action": self.env.get("action")})
+        env, memo = self.env, self.memo
+        if memo is not None and self.read_log is None and cost.__class__ is list and len(cost) == 1 \
+                and cost[0].__class__ is dict:
+            # payment.can_pay's common case, inline: one alternative, answered by the window's memo
+            player, action = env.get("player"), env.get("action")
+            got = memo.get(("can_pay?", player, action, frozenset(cost[0].items())), _UNSET)
+            if got is not _UNSET:
+                return got
+            return payment.can_pay(self, player, cost, {"action": action})
+        return payment.can_pay(self, env.get("player"), cost, {"action": env.get("action")})
 
     def f_range(self, lo, hi, span=None):
         lo, hi = int(lo), int(hi)
@@ -986,28 +997,30 @@ class Runtime(BoardMixin, FightMixin):
 
     # ------------------------------------------------------------ verbs
     def verb(self, name, env, args, kwargs, span):
-        key = (type(self), name)
         try:
-            m = _VERB_METHODS[key]
+            m, keys = _VERB_METHODS[(type(self), name)]
         except KeyError:        # looked up once per class: a failed getattr costs an exception
             cls = type(self)
-            m = _VERB_METHODS[key] = getattr(cls, "v_" + name, None) or getattr(cls, "i_" + name, None)
+            m = getattr(cls, "v_" + name, None) or getattr(cls, "i_" + name, None)
+            m, keys = _VERB_METHODS[(cls, name)] = (m, _VERB_WRITES.get(name))
         if m is not None:
             w = self.wrote
             if w is not None:
-                keys = _VERB_WRITES.get(name)
                 if keys is None:
                     self.writes_unknown()       # a primitive that does not say what it writes
                 elif keys or w.shallow:
                     w.add_top(keys)
             return m(self, env, args, kwargs, span)
-        if name in self.rs.procedures:
-            return self.call(self.rs.procedures[name], env, args, kwargs, span)
+        c = self.rs.procedures.get(name)
+        if c is not None:
+            return self.call(c, env, args, kwargs, span)
         if name in self.rs.actions:
             return self.call(self.rs.actions[name], env, args, kwargs)
         raise Abort(f"the rules use '{name}', which this engine does not provide", span)
 
-    def call(self, c, env, args, kwargs, span=None):
+    def call(self, c, env, args, kwargs, span=None, checked=False):
+        """(block, locals) of a procedure or action called; checked: its `requires` is known to
+        hold (a procedure offered during a payment: payment.apply_option)."""
         local = {"player": env.get("player")}
         if "self" in env:
             local["self"] = env["self"]
@@ -1028,7 +1041,7 @@ class Runtime(BoardMixin, FightMixin):
         else:                       # every parameter given by position: the common call
             for (pname, _), a in zip(params, args):
                 local[pname] = a
-        if c.requires is not None and not c.requires(self, local):
+        if c.requires is not None and not checked and not c.requires(self, local):
             raise Abort(f"{c.decl.kind} {c.id} cannot be used now", c.decl.span)
         return c.effect, local
 

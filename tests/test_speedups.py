@@ -20,7 +20,8 @@ combination; this test checks each shortcut alone, so a fault is named):
 - a comprehension over a list of records reading its variable's fields from the record it
   holds rather than by its ref (interpreter/compiler.py `RECORDS_IN_LOOPS`);
 - `symbols_owned` and `owned` remembered in a read-only window (interpreter/runtime.py): the
-  score pads of every player ask each House's count once, with the totals read outside one.
+  score pads of every player ask each House's count once, with the totals read outside one;
+- a move whose last try wrote tried on a full copy at once (interpreter/api.py `_deep_tries`).
 """
 from __future__ import annotations
 
@@ -91,6 +92,19 @@ _no_records_in_loops = _set(compiler, "RECORDS_IN_LOOPS", False)
 _no_filtered_loops = _set(compiler, "FILTERED_LOOPS", False)
 
 
+def _no_deep_tries(monkeypatch, pack):
+    eng = Engine(pack)
+    eng._deep_tries = _Unkept()
+    return eng
+
+
+class _Unkept(set):
+    """A set that never keeps anything."""
+
+    def add(self, x):
+        pass
+
+
 class _Forgetful(dict):
     """A cache that never keeps anything."""
 
@@ -101,10 +115,10 @@ class _Forgetful(dict):
 @pytest.mark.parametrize("without", [_no_inlining, _no_shared_window, _no_adopting, _no_field_cache,
                                      _no_ref_cache, _no_parsed_choices, _no_direct_records,
                                      _copy_for_every_payment, _full_copy_tries, _no_records_in_loops,
-                                     _no_filtered_loops],
+                                     _no_filtered_loops, _no_deep_tries],
                          ids=["inlining", "shared-window", "adopting", "field-cache", "ref-cache",
                               "parsed-choices", "direct-records", "copy-only-to-try", "shallow-tries",
-                              "records-in-loops", "filtered-loops"])
+                              "records-in-loops", "filtered-loops", "deep-tries"])
 def test_the_same_games_without_each_shortcut(monkeypatch, pack, reference, without):
     eng = without(monkeypatch, pack)
     for seed in SEEDS:
@@ -323,3 +337,29 @@ def test_a_score_pad_works_each_houses_counts_out_once(monkeypatch, pack):
     asked.clear()
     assert {p: engine.total_score(state, p) for p in state["players"]} == totals
     assert len(asked) > 2 * in_window        # outside a window: each pad asks again
+
+
+def test_a_move_whose_try_wrote_is_tried_on_a_full_copy_at_once(monkeypatch, pack):
+    """After a try on a shallow copy met a write, the same move at the same decision is tried
+    on a full copy without the shallow run first."""
+    eng = Engine(pack)
+    shallow, full = [], []
+    try_on = Engine._try_on
+
+    def noting(self, tried, st, move, writes):
+        fr = tried.state["vm"]["frames"][-1]
+        (shallow if writes is api.NoWrites else full).append((fr["b"], fr["pc"], move))
+        return try_on(self, tried, st, move, writes)
+
+    monkeypatch.setattr(Engine, "_try_on", noting)
+    state, bot = eng.new_game(4, 1), RandomBot(1)
+    for _ in range(3000):
+        if eng.is_over(state):
+            break
+        legal = eng.legal_moves(state)
+        if not legal:
+            break
+        state = eng.apply(state, bot.choose(eng, state, legal), transactional=False)
+    assert eng._deep_tries
+    # without the shortcut each full try follows a shallow one of the same move
+    assert any(full.count(site) > shallow.count(site) for site in set(full))
