@@ -622,16 +622,7 @@ class Runtime(BoardMixin, FightMixin):
         return k["ctx"].get("action") if k is not None else self.env.get("action")
 
     def f_can_pay(self, cost):
-        env, memo = self.env, self.memo
-        if memo is not None and self.read_log is None and cost.__class__ is list and len(cost) == 1 \
-                and cost[0].__class__ is dict:
-            # payment.can_pay's common case, inline: one alternative, answered by the window's memo
-            player, action = env.get("player"), env.get("action")
-            got = memo.get(("can_pay?", player, action, frozenset(cost[0].items())), _UNSET)
-            if got is not _UNSET:
-                return got
-            return payment.can_pay(self, player, cost, {"action": action})
-        return payment.can_pay(self, env.get("player"), cost, {"action": env.get("action")})
+        return payment.can_pay(self, self.env.get("player"), cost, {"action": self.env.get("action")})
 
     def f_range(self, lo, hi, span=None):
         lo, hi = int(lo), int(hi)

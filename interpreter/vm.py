@@ -156,13 +156,8 @@ def _enter(rt, fr, block: int, env: dict, scope: bool = False):
     """Run a block in place of the instruction (a branch of an `if`, a procedure called): the
     frame moves on to its next instruction first, so the block's end returns there without
     coming back to the instruction (a loop, which does come back, keeps `k` instead)."""
-    fr["pc"] += 1       # _next and push, inline
-    fr["k"] = None
-    frames = rt.state["vm"]["frames"]
-    if len(frames) >= limits.MAX_FRAMES:
-        push(rt, block, env, scope)         # (the error)
-    frames.append({"b": block, "pc": 0, "env": env, "k": None, "scope": True} if scope
-                  else {"b": block, "pc": 0, "env": env, "k": None})
+    _next(fr)
+    push(rt, block, env, scope)
 
 
 def _child_env(fr, var: str, value) -> dict:
@@ -259,15 +254,9 @@ def x_for(rt, fr, ins, returned):
     i = k["i"] = k["i"] + 1
     items = k["items"]
     if i < len(items):
-        env = dict(fr["env"])       # push(rt, ins[5], _child_env(...)), inline
-        env[ins[2]] = items[i]
-        frames = rt.state["vm"]["frames"]
-        if len(frames) >= limits.MAX_FRAMES:
-            push(rt, ins[5], env)           # (the error)
-        frames.append({"b": ins[5], "pc": 0, "env": env, "k": None})
+        push(rt, ins[5], _child_env(fr, ins[2], items[i]))
     else:
-        fr["pc"] += 1
-        fr["k"] = None
+        _next(fr)
 
 
 def x_repeat(rt, fr, ins, returned):
