@@ -315,7 +315,7 @@ class Writes:
     that writes nothing a constraint reads (a payment tap, a choice that only opens a block)
     costs no comparison at all."""
 
-    __slots__ = ("top", "side")
+    __slots__ = ("top", "side", "fields", "top_fields")
     # a try on a shallow copy (NoWrites), where even a verb that writes nothing of the state
     # stops the try: a verb with no keys to note need not call add_top otherwise (Runtime.verb)
     shallow = False
@@ -323,6 +323,11 @@ class Writes:
     def __init__(self):
         self.top: set = set()
         self.side: dict = {}        # key -> the sides written (None among them: any side)
+        # writes of one field of the records under a key (`at_field`): (side, key, field) for a
+        # side's records (side None: any side), (key, field) for the state's own (`top_fields`);
+        # a key written only this way is compared only when a constraint read that field
+        self.fields: set = set()
+        self.top_fields: set = set()
 
     def at(self, store: str, key: str, who=None):
         """A write under state[store] ('' the game's own fields); in the sides' store, under
@@ -335,6 +340,16 @@ class Writes:
                 got.add(who)
         else:
             self.top.add(store or key)
+
+    def at_field(self, store: str, key: str, who, field: str):
+        """A write of field `field` of one record: of those under `key` of side `who` (store
+        'p'), else of the state's own records under state[store] (a City among `cities`):
+        its list or dict of records keeps its shape, and a constraint that read neither that
+        field nor all fields of those records is not concerned."""
+        if store == "p":
+            self.fields.add((who, key, field))
+        else:
+            self.top_fields.add((store, field))
 
     def add_top(self, keys):
         """Writes under these keys of the state (a verb's, an action's: runtime._VERB_WRITES)."""
@@ -362,6 +377,9 @@ class NoWrites(Writes):
     def at(self, store: str, key: str, who=None):
         raise Shared(store or key)
 
+    def at_field(self, store: str, key: str, who, field: str):
+        raise Shared(store or key)
+
     def add_top(self, keys):
         raise Shared(keys)
 
@@ -374,8 +392,16 @@ class NoWrites(Writes):
 VERIFY_WRITES = False
 
 
-def _verify(by_writes: "_Changes", full: "_Changes", wrote: Writes):
-    if by_writes.top != full.top or by_writes.by_player != full.by_player:
+def _verify(by_writes: "_Changes", full: "_Changes", wrote: Writes, names: tuple):
+    """The changes found by the writes are those found in full, among what some constraint
+    read (names: of the state, of the sides): the snapshot may keep older values of fields
+    no constraint read (Snapshot.written)."""
+    top, side = names
+
+    def read(ch):
+        by_player = {q: got for q, keys in ch.by_player.items() if (got := keys & side)}
+        return ch.top & top, by_player
+    if read(by_writes) != read(full):
         raise AssertionError(f"a move changed what it did not note: by its writes {by_writes.top} "
                              f"{by_writes.by_player}, in full {full.top} {full.by_player} "
                              f"(noted: {sorted(wrote.top)}, sides {sorted(wrote.side)})")
@@ -454,19 +480,39 @@ class _Snapshot:
         _by_key(top, by_player)
         return _Changes(top, by_player, keys)
 
-    def written(self, st: dict, watched: _Reads, wrote: Writes) -> _Changes:
+    def written(self, st: dict, watched: _Reads, wrote: Writes, read_fields: tuple) -> _Changes:
         """changes(), when the move from the snapshot's very state wrote only the keys `wrote`
-        names: the others are compared by not being written."""
+        names: the others are compared by not being written. A key whose records had only
+        fields written that no constraint read (read_fields: (key, field) pairs read of the
+        state's records, of the sides' records; field "*": all of them) is not compared either:
+        what any constraint read there is unchanged. The snapshot then keeps its older values
+        of those fields (not read: they stand for nothing; ConstraintChecker.check copies
+        every key again when a constraint reads something new)."""
         top_bases, own_bases = self.keys(watched)
         top, by_player, keys = set(), {}, {}
         snap = self.top
-        for k in wrote.top & top_bases.set:
+        written_top, written_side = wrote.top, wrote.side.items()
+        if wrote.top_fields or wrote.fields:
+            # a field no constraint read, written in records that keep their shape: no concern
+            top_read, side_read = read_fields
+            got = {k for k, f in wrote.top_fields if (k, f) in top_read or (k, _ANY) in top_read}
+            if got:
+                written_top = written_top | got
+            got = {}
+            for who, k, f in wrote.fields:
+                if (k, f) in side_read or (k, _ANY) in side_read:
+                    got.setdefault(k, set()).add(who)
+            if got:
+                for k, whos in wrote.side.items():
+                    got[k] = got[k] | whos if k in got else whos
+                written_side = got.items()
+        for k in written_top & top_bases.set:
             hit = _key_changes(k, st, snap, True)
             if hit:
                 top |= hit
                 keys.setdefault(None, set()).add(k)
         sides, watched_keys = st["p"], own_bases.set
-        for k, whos in wrote.side.items():
+        for k, whos in written_side:
             if k not in watched_keys:
                 continue
             for q in (sides if None in whos else whos):
@@ -626,6 +672,7 @@ class ConstraintChecker:
         self.snapshot = _Snapshot()
         self.learnt = not self.constraints      # every constraint evaluated at least once
         self._by_key = None         # _index(): which constraints read which keys (None: to build)
+        self._fields = None         # _read_fields(): the fields of records any constraint read (None: to build)
         # (state, its pending decision): the last state that passed, when its caller changes it
         # only by moves applied in place (api.apply): the snapshot's very state
         self.passed = None
@@ -647,9 +694,9 @@ class ConstraintChecker:
             wrote = None
         if self.learnt:
             changes = (self.snapshot.changes(st, w) if wrote is None
-                       else self.snapshot.written(st, w, wrote))
+                       else self.snapshot.written(st, w, wrote, self._read_fields()))
             if VERIFY_WRITES and wrote is not None:
-                _verify(changes, self.snapshot.changes(st, self.read_by_any), wrote)
+                _verify(changes, self.snapshot.changes(st, self.read_by_any), wrote, self._read_names())
             if changes is _UNCHANGED:
                 self.passed = (st, st["vm"]["pending"]) if keep else None
                 return          # nothing any constraint ever read differs (most moves)
@@ -662,8 +709,10 @@ class ConstraintChecker:
             targets = players if changes is None else self.reads[c["id"]].targets(players, changes)
             if targets:
                 todo.append((c, targets))
-        if todo:
-            self._evaluate(rt, todo)
+        # a constraint that read something new may have read a field the snapshot kept an
+        # older value of (written: fields no constraint read are not copied): every key anew
+        if todo and self._evaluate(rt, todo):
+            changes = None
         self.snapshot.update(st, self.read_by_any, changes)
         self.learnt = True
         self.passed = (st, st["vm"]["pending"]) if keep else None
@@ -684,6 +733,31 @@ class ConstraintChecker:
         constraints = self.constraints
         return [constraints[i] for i in sorted(hit)]
 
+    def _read_names(self) -> tuple:
+        """(the state names, the side names) any constraint read, as _Reads names them."""
+        top, side = set(), set()
+        for r in self.reads.values():
+            top |= r.top
+            side |= r.own | r.other
+        return top, side
+
+    def _read_fields(self) -> tuple:
+        """({(key, field)} read of the state's own records, {(key, field)} of the sides'
+        records; field "*": every field of them), for Snapshot.written."""
+        if self._fields is None:
+            top, side = self._read_names()
+            top_fields, side_fields = set(), set()
+            for name in top:
+                if type(name) is str and "." in name:
+                    top_fields.add(tuple(name.split(".", 1)))
+            for name in side:
+                if type(name) is tuple:         # a key of a state record's dict field (keyed)
+                    top_fields.add(name)
+                elif "." in name:
+                    side_fields.add(tuple(name.split(".", 1)))
+            self._fields = (top_fields, side_fields)
+        return self._fields
+
     def _index(self) -> tuple:
         """(the constraints that read every key of something, {state key: the constraints that
         read it}, {side key: the constraints that read it}), each constraint by its position,
@@ -699,8 +773,11 @@ class ConstraintChecker:
                 side.setdefault(k, set()).add(i)
         return always, top, side
 
-    def _evaluate(self, rt, todo):
+    def _evaluate(self, rt, todo) -> bool:
+        """Evaluate the constraints of `todo` for their targets (vm.Abort when one does not
+        hold); whether any of them read something it had not read before."""
         st = rt.state
+        grew = False
         log = ReadLog()
         view = _watched_state(st, log)
         saved = rt.memo, rt.read_log, rt.env
@@ -721,9 +798,11 @@ class ConstraintChecker:
                         raise RuleFault.from_python(e, fv.span if fv is not None else c["decl"].span,
                                                     f"constraint '{c['id']}'") from e
                     if reads.learn(log.cur, p, self.read_by_any):
-                        self._by_key = None     # a key it had not read: _hit's index anew
+                        self._by_key = self._fields = None     # a key it had not read: _hit's index anew
+                        grew = True
                     if not ok:
                         msg = c["message"] if isinstance(c["message"], str) else c["message"](rt, env)
                         raise vm.Abort(msg + (f" ({p})" if p is not None else ""), c["decl"].span)
         finally:
             rt.state, (rt.memo, rt.read_log, rt.env) = st, saved
+        return grew

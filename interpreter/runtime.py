@@ -954,20 +954,25 @@ class Runtime(BoardMixin, FightMixin):
             k = source.split(".", 1)[1]
             if rec is None:
                 raise Abort("the marker is on no record to tap")
-            self.wrote_at("p", self.rs.marked_list, p)
+            if self.wrote is not None:
+                self.wrote.at_field("p", self.rs.marked_list, p, "used")
             rec["used"][k] = symbol
             sym = (self.item(rec[k]).get("bottom", {}) if k != "printed"
                    else self.rs.printed_symbols(p, self.rs.marked_record, pl["marker"]))
             n = sym.get(symbol, 0)
         elif (held := source.partition("."))[2] in self.rs.bonuses.get(held[0], ()):    # a held record's bonus (KIND.ID)
             kind, _, a = held
-            self.wrote_at(self.rs.world.kinds[kind].store, "used", a)
-            self.state[self.rs.world.kinds[kind].store][a]["used"] = True
+            store = self.rs.world.kinds[kind].store
+            if self.wrote is not None:
+                self.wrote.at_field(store, "", a, "used")
+            self.state[store][a]["used"] = True
             n = self.rs.bonuses[kind][a][0].get(symbol, 0)
         else:
             n = 0
-            self.wrote_at("p", "court", p)
-            self.wrote_at("p", "tiles", p)
+            w = self.wrote
+            if w is not None:
+                w.at_field("p", "court", p, "exhausted")
+                w.at_field("p", "tiles", p, "exhausted")
             for s in pl["court"]:
                 if s["card"] == source and not s["exhausted"]:
                     s["exhausted"] = True

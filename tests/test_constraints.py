@@ -281,3 +281,94 @@ def test_the_constraints_hit_by_a_change_are_those_it_concerns(engine, monkeypat
         if _verdict(checker, engine, after) is None:
             state = after
     assert len(compared) > 50 and min(compared) < len(checker.constraints)
+
+
+LATE = '''
+constraint few_exhausted_late "From Year 3, at most 5 exhausted cards and tiles" {
+  scope: player
+  check: year < 3 or count([s for s in player.court where s.exhausted]) + count([t for t in player.tiles where t.exhausted]) <= 5
+  message: "Too many exhausted."
+}
+'''
+
+
+def test_fields_no_constraint_read_are_not_compared(tmp_path, monkeypatch):
+    """A move applied in place that wrote only fields of records no constraint has read (a
+    card or tile exhausted by a payment: Writes.at_field) costs no comparison, and the
+    snapshot keeps the older values of those fields. A constraint that reads such a field
+    later (here from Year 3 on) makes the check copy every key anew: each move's verdict is
+    still a full evaluation's, refusals included."""
+    from interpreter import constraints
+    (tmp_path / "pack.yaml").write_text("id: late\nname: Late\nversion: 0.1.0\nextends: base_3to5\n")
+    (tmp_path / "late.rules").write_text(LATE)
+    engine = Engine(load_pack(tmp_path))
+    monkeypatch.setattr(constraints, "VERIFY_WRITES", False)
+    skipped, compared = [0], constraints._Snapshot.written
+
+    def written(self, st, watched, wrote, read_fields):
+        got = compared(self, st, watched, wrote, read_fields)
+        skipped[0] += bool(wrote.fields) and got is constraints._UNCHANGED
+        return got
+    monkeypatch.setattr(constraints._Snapshot, "written", written)
+    refused = checked = 0
+    for seed in (3, 4):
+        rng = random.Random(seed)
+        state = engine.new_game(4, seed)
+        for _ in range(600):
+            if engine.is_over(state):
+                break
+            mv = rng.choice(engine.legal_moves(state))
+            before = copy.deepcopy(state)
+            try:
+                after = engine.apply(copy.deepcopy(state), mv, check=False)
+            except IllegalMove:
+                continue
+            full = _verdict(ConstraintChecker(engine.rs.constraints), engine, after)
+            checked += after["year"] >= 3
+            try:
+                engine.apply(state, mv, transactional=False)
+                assert full is None, (mv, full)
+            except IllegalMove as e:
+                assert full is not None and e.reason == full, (mv, e.reason, full)
+                refused += 1
+                state = before
+    assert skipped[0] > 20 and checked > 50, (skipped[0], checked, refused)
+
+
+def test_a_field_read_for_the_first_time_is_copied_anew(tmp_path):
+    """The snapshot keeps older values of fields no constraint read (Snapshot.written): when a
+    constraint reads such a field for the first time, the check copies every key anew, else
+    a later state equal to the stale copy would be taken for one that passed. Here Cortigiano
+    cards exhausted in Year 1 are refreshed (a write of a field nobody read: not copied), a
+    constraint starts reading `exhausted` in Year 3, and exhausting them again must be
+    compared with the refreshed cards, not with the stale copy."""
+    from interpreter.constraints import Writes
+    (tmp_path / "pack.yaml").write_text("id: late\nname: Late\nversion: 0.1.0\nextends: base_3to5\n")
+    (tmp_path / "late.rules").write_text('''
+constraint one_exhausted_late "From Year 3, at most one exhausted Cortigiano card" {
+  scope: player
+  check: year < 3 or count([s for s in player.court where s.exhausted]) <= 1
+  message: "Too many exhausted."
+}
+''')
+    engine = Engine(load_pack(tmp_path))
+    checker = ConstraintChecker(engine.rs.constraints)
+    st = engine.new_game(4, 2)
+    q = st["players"][0]
+    court = st["p"][q]["court"]
+
+    def exhaust(flag):
+        wrote = Writes()
+        for s in court[:2]:
+            s["exhausted"] = flag
+            wrote.at_field("p", "court", q, "exhausted")
+        return wrote
+    exhaust(True)
+    checker.check(engine.runtime(st))       # Year 1: the constraint reads only the Year
+    checker.check(engine.runtime(st), exhaust(False))
+    st["year"] = 3
+    wrote = Writes()
+    wrote.add_top(["year"])
+    checker.check(engine.runtime(st), wrote)        # reads `exhausted` from now on
+    with pytest.raises(vm.Abort, match="Too many exhausted"):
+        checker.check(engine.runtime(st), exhaust(True))
