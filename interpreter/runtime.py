@@ -37,6 +37,7 @@ _VERB_WRITES = {
     "check_end": ("winners", "ending", "over"), "end_game": ("over",),
     "move": (),         # interpreter/verbs.py notes the places it takes from and puts in
 }
+_ROUND_END_WRITES = _VERB_WRITES["check_end"] + ("year", "unfinished")      # Runtime.on_flow_end
 _ACTION_WRITES = ("spent", "leftover")     # an action starts its payments afresh (Runtime.call)
 # the local holding where a `@reports_caller` procedure was called (no pack name starts with _)
 CALLER = "_caller"
@@ -1265,7 +1266,8 @@ class Runtime(BoardMixin, FightMixin):
     # ------------------------------------------------------------ flow
     def on_flow_end(self):
         """The round block finished: end the game or play the next round."""
-        self.writes_unknown()
+        if self.wrote is not None:      # what check_end and the next round's start write
+            self.wrote.add_top(_ROUND_END_WRITES)
         self.v_check_end({"player": None}, [flow.END_OF_ROUND], {}, None)
         if self.state["ending"] or self.state["over"]:
             self.state["over"] = True
