@@ -964,9 +964,13 @@ class Runtime(BoardMixin, FightMixin):
         elif (held := source.partition("."))[2] in self.rs.bonuses.get(held[0], ()):    # a held record's bonus (KIND.ID)
             kind, _, a = held
             store = self.rs.world.kinds[kind].store
+            rec = self.state[store][a]
             if self.wrote is not None:
-                self.wrote.at_field(store, "", a, "used")
-            self.state[store][a]["used"] = True
+                if "used" in rec:       # a field there before: the record keeps its keys
+                    self.wrote.at_field(store, "", a, "used")
+                else:
+                    self.wrote.at(store, "used", a)
+            rec["used"] = True
             n = self.rs.bonuses[kind][a][0].get(symbol, 0)
         else:
             n = 0

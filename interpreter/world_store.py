@@ -331,7 +331,8 @@ def _note(rt, s: Slot, x):
         rt.writes_unknown()
     elif s.of_record:
         where = spelling(rt.rs, x)          # (type, owner, index, store, list key)
-        if where[3] == "p":         # one field of a side's records: its list keeps its shape
+        if where[3] == "p" and (s.home or not s.sparse):
+            # one field of a side's records, there before and after: its list keeps its shape
             w.at_field("p", where[4], where[1], s.home or s.key)
         else:
             w.at(where[3], where[4], where[1])

@@ -372,3 +372,22 @@ constraint one_exhausted_late "From Year 3, at most one exhausted Cortigiano car
     checker.check(engine.runtime(st), wrote)        # reads `exhausted` from now on
     with pytest.raises(vm.Abort, match="Too many exhausted"):
         checker.check(engine.runtime(st), exhaust(True))
+
+
+def test_a_field_kept_only_once_set_is_a_change_of_its_list():
+    """Setting one field of a side's record is noted as that field alone (Writes.at_field),
+    but not for a field kept only once set (a sparse one: a Cortigiano space's `shaded`),
+    which adds or removes a key of the record: the snapshot counts that as a change of the
+    list, so it is noted as a write of the whole list."""
+    from interpreter import world_store
+    from interpreter.constraints import Writes
+    engine = Engine(load_pack("base_3to5"))
+    st = engine.new_game(4, 2)
+    q = st["players"][0]
+    rt = engine.runtime(st)
+    rt.wrote = Writes()
+    world_store.put(rt, engine.rs.slot("court_space", "exhausted"), f"{q}.court_space0", True)
+    assert rt.wrote.fields == {(q, "court", "exhausted")} and not rt.wrote.side
+    rt.wrote = Writes()
+    world_store.put(rt, engine.rs.slot("court_space", "shaded"), f"{q}.court_space0", True)
+    assert rt.wrote.side == {"court": {q}} and not rt.wrote.fields
