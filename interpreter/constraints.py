@@ -231,11 +231,14 @@ class _Reads:
     of other players' things ("*" = all of them; "court.card" = the field of the records in
     a list, "court.*" = all their fields)."""
 
-    __slots__ = ("top", "own", "other", "_learnt")
+    __slots__ = ("top", "own", "other", "_learnt", "static")
 
     def __init__(self):
         self.top, self.own, self.other = set(), set(), set()
         self._learnt = {}       # player -> the reads (role, key) already learnt evaluating for it
+        # worked out from the constraint's code (static_reads): evaluated on the plain state,
+        # nothing to learn
+        self.static = False
 
     def learn(self, log, player, everything: "_Reads") -> bool:
         """Add what one evaluation read (also to `everything`: what any constraint read);
@@ -661,14 +664,206 @@ def _put(snap: dict, k, v):
         snap[k] = _frozen(v)
 
 
+class _Unknown(Exception):
+    """What a constraint's code reads cannot be worked out from it (static_reads)."""
+
+
+def static_reads(rs, c) -> "_Reads | None":
+    """What constraint `c` can ever read, worked out from its code (the read items the compiler
+    noted, Compiler.noting), through the formulas and methods it calls, each call with the
+    sides its arguments are (so `player.troops` reads the player's own troops), and the
+    built-in functions' declared reads (runtime.BUILTIN_READS); None when anything it calls
+    cannot say (a value of a type known only at play time, a built-in not declared): then its
+    reads are learnt while it is evaluated, watched. Never fewer than it can read: the test
+    suite evaluates each constraint watched too and fails when it read anything else
+    (VERIFY_WRITES, _cover)."""
+    from .runtime import BUILTIN_READS, GLOBAL_READS
+    top, side = {"p"}, set()           # side: (role: "player" | "any", name)
+    done = set()
+
+    def role_of(r, binding):
+        if type(r) is tuple:
+            if r[0] == "param":
+                return binding.get(r[1], "any")
+            return "any"            # ("rec", ...): a record, not a side
+        return r if r == "player" else "any"
+
+    def add_side(role, name):
+        side.add((role, name))
+
+    def walk(items, binding, stack):
+        for it in items:
+            kind = it[0]
+            if kind == "top":
+                top.add(it[1])
+            elif kind == "side":
+                add_side(role_of(it[1], binding), it[2])
+            elif kind == "global":
+                if it[1] not in GLOBAL_READS:
+                    raise _Unknown(it[1])
+                top.add(GLOBAL_READS[it[1]])
+            elif kind == "instances":
+                kd = rs.world.kinds.get(it[1])
+                if kd is not None and kd.store and it[1] not in ("card", "tile"):
+                    top.add(kd.store)
+            elif kind == "builtin":
+                how = BUILTIN_READS.get(it[1])
+                if how is None:
+                    raise _Unknown(it[1])
+                for who, name in how(rs, [role_of(r, binding) for r in it[2]], it[3]):
+                    if who is None:
+                        top.add(name)
+                    else:
+                        add_side(who, name)
+            elif kind == "catalogue":
+                _catalogue_reads(rs, it[1])
+                top.update(("vars", f"vars.{it[1]}"))      # a variable a rule set on the thing
+                add_side("any", "vars")
+            elif kind == "space":
+                _space_reads(rs, it[1])
+            elif kind == "attr":
+                for call in _attr_reads(rs, it[1], top, add_side):
+                    walk([("call", call, ("any",), ())], {}, stack)
+            elif kind == "call":
+                f = rs.formulas.get(it[1])
+                if f is None or it[1] not in rs.formula_reads:
+                    raise _Unknown(it[1])
+                names = f["names"]
+                bound = {n: role_of(r, binding) for n, r in zip(names, it[2])}
+                for k, r in it[3]:
+                    bound[k] = role_of(r, binding)
+                key = (it[1], tuple(sorted(bound.items())))
+                if key in stack:
+                    raise _Unknown(f"{it[1]} calls itself")
+                if key not in done:
+                    done.add(key)
+                    walk(rs.formula_reads[it[1]], bound, stack | {key})
+            else:
+                raise _Unknown(str(it[1:]))
+
+    try:
+        walk(c["reads"], {}, frozenset())
+    except _Unknown:
+        return None
+    r = _Reads()
+    r.top = top
+    for role, name in side:
+        if role == "player" and c["scope"] != "game":
+            r.own.add(name)
+        elif c["scope"] == "game":
+            r.other.add(name)
+        else:
+            r.own.add(name)
+            r.other.add(name)
+    r.static = True
+    return r
+
+
+def _catalogue_reads(rs, name):
+    """Runtime.catalogue_field's reads of `x.name` beyond the things' variables: _Unknown when
+    some thing's value of it is a formula, or when it may be an entry field, a track space's
+    field, a War Bonus's or a declared object's formula (Runtime.field_of)."""
+    from rulespec.kinds import SPACE
+    for it in list(rs.cards.values()) + list(rs.tiles.values()):
+        v = it.get(name)
+        if callable(v) and not hasattr(v, "constant"):
+            raise _Unknown(f"catalogue field {name}")
+    for wb in rs.war_bonuses.values():
+        if callable(wb.get(name)):
+            raise _Unknown(f"war bonus field {name}")
+    if name in SPACE.fields:
+        _space_reads(rs, name)
+    if name == "commanded_by":          # a side's declared formula
+        raise _Unknown(name)
+    for kind in rs.field_kinds:
+        for d in rs.pack.of_kind(kind):
+            if rs.decl_fn(d, name) is not None:
+                raise _Unknown(f"{kind} field {name}")
+    if name in _entry_names(rs):
+        raise _Unknown(f"entry field {name}")
+
+
+def _attr_reads(rs, name, top: set, add_side) -> list:
+    """Runtime.attr(x, name) of a value whose type is known only at play time: the reads of
+    every route it may take, for any type (Runtime.type_name, _attr_route, field_of); returns
+    the method formulas it may call. _Unknown when a route's reads are not known."""
+    from .runtime import Runtime
+    if any(a.startswith("a_") and a.endswith("_" + name) for a in dir(Runtime)):
+        raise _Unknown(f"a_..._{name}")
+    top.update(("p", "vars", f"vars.{name}"))       # type_name, the things' variables
+    types = {"player", "space", "card", "tile", "track"}
+    for kind, store in rs.stored_kinds:             # type_name asks every store
+        top.add(store)
+        types.add(kind)
+    for rtype, (store, key) in rs.record_lists.items():     # a record's ref (parse_ref)
+        if store != "p":
+            raise _Unknown(f"a record of {rtype}")
+        add_side("any", key)
+        add_side("any", f"{key}.{name}")
+        types.add(rtype)
+    top.update(("tracks", "tracks.spots"))          # a track space's stored spot
+    calls = []
+    for t in types:
+        slot = rs.slot(t, name)
+        if slot is not None and not (slot.on_map or slot.on_board):
+            field = slot.home or slot.key
+            if slot.of_record:
+                lst = rs.record_lists.get(slot.kind)
+                if lst is None or lst[0] != "p":
+                    raise _Unknown(f"a field of {slot.kind}")
+                add_side("any", lst[1])
+                add_side("any", f"{lst[1]}.{field}")
+            elif slot.store == "p":
+                add_side("any", field)
+            elif slot.store:
+                top.update((slot.store, f"{slot.store}.{field}"))
+            else:
+                top.add(field)
+        if (t, name) in rs.method_types:
+            calls.append(name)
+        zr = rs.zone_slot(t, name)
+        if zr is not None:
+            if zr.store == "p":
+                add_side("any", zr.key)
+                add_side("any", f"{zr.key}.id")
+            else:
+                top.update((zr.store, f"{zr.store}.*"))
+    _catalogue_reads(rs, name)          # Runtime.catalogue_field and field_of
+    add_side("any", "vars")             # a side's variables (field_of)
+    top.add("players")                  # a side's `plays` (field_of)
+    return calls
+
+
+def _space_reads(rs, name):
+    """Runtime.space_field reads nothing of the game unless a track space's `name` is a
+    formula (_Unknown)."""
+    for t in rs.tracks.values():
+        for sp in t.get("spaces") or ():
+            v = sp.get(name) if isinstance(sp, dict) else None
+            if callable(v) and not hasattr(v, "constant"):
+                raise _Unknown(f"space field {name}")
+
+
+def _entry_names(rs):
+    w = rs.world
+    return {n for z in w.zones.values() for n in z.entry} | \
+        {f.name for kind in w.records.values() for f in kind.fields.values() if getattr(f, "entry", False)}
+
+
 class ConstraintChecker:
     """The constraints of one ruleset, with what each has read so far (per engine: the reads
     of every game played with it add up)."""
 
-    def __init__(self, constraints: list):
+    def __init__(self, constraints: list, rs=None):
         self.constraints = [c for c in constraints if c["check"] is not None]
         self.reads = {c["id"]: _Reads() for c in self.constraints}
         self.read_by_any = _Reads()     # `own` holds every player key any constraint read
+        if rs is not None and STATIC_READS:
+            for c in self.constraints:
+                r = static_reads(rs, c) if "reads" in c else None
+                if r is not None:
+                    self.reads[c["id"]] = r
+                    _add_everything(r, self.read_by_any)
         self.snapshot = _Snapshot()
         self.learnt = not self.constraints      # every constraint evaluated at least once
         self._by_key = None         # _index(): which constraints read which keys (None: to build)
@@ -775,21 +970,33 @@ class ConstraintChecker:
 
     def _evaluate(self, rt, todo) -> bool:
         """Evaluate the constraints of `todo` for their targets (vm.Abort when one does not
-        hold); whether any of them read something it had not read before."""
+        hold); whether any of them read something it had not read before. Those whose reads
+        are known from their code (static_reads) are evaluated on the plain state, the others
+        on a view of it that notes what they read (each kind with a memo of its own)."""
         st = rt.state
         grew = False
-        log = ReadLog()
-        view = _watched_state(st, log)
+        log = view = watched_memo = None
+        plain_memo = {}
         saved = rt.memo, rt.read_log, rt.env
-        rt.state, rt.memo, rt.read_log = view, {}, log
         try:
             for c, targets in todo:
                 reads = self.reads[c["id"]]
+                static = reads.static
+                if static:
+                    rt.state, rt.memo, rt.read_log = st, plain_memo, None
+                else:
+                    if log is None:
+                        log = ReadLog()
+                        view, watched_memo = _watched_state(st, log), {}
+                    rt.state, rt.memo, rt.read_log = view, watched_memo, log
                 for p in targets:
-                    log.cur = set()
                     env = rt.env = {"player": p}     # functions reading the context see this one
+                    if not static:
+                        log.cur = set()
                     try:
                         ok = c["check"](rt, env)
+                        if static and VERIFY_WRITES:
+                            _cover(rt, c, p, reads, st)
                     except RuleFault as e:           # a fault of the formula: at the constraint
                         fv = c["decl"].fields.get("check")
                         raise e.at(fv.span if fv is not None else c["decl"].span)
@@ -797,7 +1004,7 @@ class ConstraintChecker:
                         fv = c["decl"].fields.get("check")
                         raise RuleFault.from_python(e, fv.span if fv is not None else c["decl"].span,
                                                     f"constraint '{c['id']}'") from e
-                    if reads.learn(log.cur, p, self.read_by_any):
+                    if not static and reads.learn(log.cur, p, self.read_by_any):
                         self._by_key = self._fields = None     # a key it had not read: _hit's index anew
                         grew = True
                     if not ok:
@@ -806,3 +1013,53 @@ class ConstraintChecker:
         finally:
             rt.state, (rt.memo, rt.read_log, rt.env) = st, saved
         return grew
+
+
+# Constraints whose reads are worked out from their code are evaluated on the plain state
+# (static_reads); off: every constraint's reads are learnt, watched (tests/test_speedups.py)
+STATIC_READS = True
+
+
+def _add_everything(r: "_Reads", everything: "_Reads"):
+    """What _Reads.learn adds to `everything` (the names any constraint read), for reads known
+    from a constraint's code."""
+    for name in r.top:
+        everything.top.add(name)
+    for name in r.own | r.other:
+        if type(name) is tuple:
+            everything.top.add(name[0])
+        else:
+            everything.own.add(name)
+
+
+def _cover(rt, c, p, static: "_Reads", st):
+    """The suite's cross-check (VERIFY_WRITES) of a constraint evaluated with the reads worked
+    out from its code: evaluated again on a view that notes what it reads, everything it read
+    must be among them (else the analysis left something out: static_reads, or a built-in's
+    declared reads, runtime.BUILTIN_READS)."""
+    log = ReadLog()
+    saved = rt.state, rt.memo, rt.read_log
+    rt.state, rt.memo, rt.read_log = _watched_state(st, log), {}, log
+    try:
+        c["check"](rt, {"player": p})
+    finally:
+        rt.state, rt.memo, rt.read_log = saved
+    got = _Reads()
+    got.learn(log.cur, p, _Reads())
+    missing = [("state", n) for n in got.top if not _covered(n, static.top)]
+    for name, mine, theirs in (("own", got.own, static.own), ("other", got.other, static.other)):
+        for n in mine:
+            if type(n) is tuple:
+                if n not in theirs and not _covered(f"{n[0]}.{n[1]}", static.top):
+                    missing.append((name, n))
+            elif not _covered(n, theirs):
+                missing.append((name, n))
+    if missing:
+        raise AssertionError(f"constraint '{c['id']}' read {sorted(map(str, missing))}, which its "
+                             f"reads worked out from its code leave out (constraints.static_reads)")
+
+
+def _covered(name, names: set) -> bool:
+    if name in names or _ANY in names:
+        return True
+    return type(name) is str and "." in name and _field(name.split(".", 1)[0], _ANY) in names

@@ -38,7 +38,44 @@ _VERB_WRITES = {
     "move": (),         # interpreter/verbs.py notes the places it takes from and puts in
 }
 _ROUND_END_WRITES = _VERB_WRITES["check_end"] + ("year", "unfinished")      # Runtime.on_flow_end
-_ACTION_WRITES = ("spent", "leftover")     # an action starts its payments afresh (Runtime.call)
+_ACTION_WRITES = ("spent", "leftover")
+
+
+# What each built-in function f_NAME reads of the state, for the constraint checker's static
+# reads (interpreter/constraints.py static_reads): a function (ruleset, the sides its arguments
+# are: "player", "any"...; the arguments written as texts, else None) -> [(side, name)]: side
+# None for a key of the state itself, else the side whose key (or "key.field" of its records)
+# it reads. A function not listed makes the reads of what calls it unknown (its constraints
+# are then watched while evaluated, their reads learnt).
+def _reads_nothing(rs, roles, values):
+    return ()
+
+
+def _reads_owned(rs, roles, values):
+    """Runtime.f_owned: cards_of (the cards of its marked list's records, its Cortigiano cards, `unplaced`), tiles_of
+    and the `outside` zone of side p; for a kind written in the rules, only where a thing of
+    that kind can be (Runtime._owned)."""
+    p, marked = roles[0] if roles else "any", rs.marked_list
+    kind = values[1] if len(values) > 1 else None
+    cards = kind is None or kind in rs.card_kinds
+    tiles = kind is None or kind in rs.tile_kinds
+    keys = ["outside"]
+    if cards:
+        keys += [marked, f"{marked}.card", f"{marked}.impr", "court", "court.card", "unplaced"]
+    if tiles:
+        keys += ["tiles", "tiles.id"]
+    return [(p, k) for k in keys]
+
+
+BUILTIN_READS = {
+    **{f: _reads_nothing for f in ("count", "sum", "max", "min", "any", "all", "abs", "flatten",
+                                   "first_of_each", "range", "space", "spaces")},
+    "owned": _reads_owned,
+    "option": lambda rs, roles, values: [(None, "options")],
+    "setup_of": lambda rs, roles, values: [(None, "players")],
+}
+# the globals (Runtime.g_NAME): the key of the state each reads
+GLOBAL_READS = {"players": "turn_order", "round": "year", "phase": "phase"}     # an action starts its payments afresh (Runtime.call)
 # the local holding where a `@reports_caller` procedure was called (no pack name starts with _)
 CALLER = "_caller"
 

@@ -391,3 +391,51 @@ def test_a_field_kept_only_once_set_is_a_change_of_its_list():
     rt.wrote = Writes()
     world_store.put(rt, engine.rs.slot("court_space", "shaded"), f"{q}.court_space0", True)
     assert rt.wrote.side == {"court": {q}} and not rt.wrote.fields
+
+
+def test_reads_worked_out_from_the_code():
+    """Every constraint of the base pack has its reads worked out from its code (through the
+    formulas and methods it calls, each with the sides it is given), and is evaluated on the
+    plain state; a constraint that calls a built-in whose reads are not declared
+    (runtime.BUILTIN_READS) has them learnt, watched, as before."""
+    engine = Engine(load_pack("base_3to5"))
+    reads = engine.constraint_checker.reads
+    assert all(r.static for r in reads.values()), [c for c, r in reads.items() if not r.static]
+    assert "agents_total" in reads["max_agents"].own and not reads["max_agents"].other
+    assert "tiles" in reads["one_guild"].own and "court" not in reads["one_guild"].own
+    assert "war_tokens" in reads["war_token_supply"].other        # a game constraint: every side's
+    assert {"cities", "cities.troops"} <= reads["max_troops"].top
+    from interpreter.constraints import ConstraintChecker as Checker
+    assert not any(r.static for r in Checker(engine.rs.constraints).reads.values())   # without the ruleset
+
+
+def test_a_builtin_leaving_out_a_read_fails_the_cross_check(tmp_path, monkeypatch):
+    """The safety net of reads worked out from the code: in the test suite (VERIFY_WRITES) each
+    such evaluation is made again on a view that notes its reads, which must all be among
+    them. A built-in that declares fewer reads than it makes (owned() without the Cortigiano
+    cards) is reported as an engine error; one not declared at all makes its constraint's
+    reads learnt instead."""
+    from interpreter import constraints, runtime
+    from interpreter.bots import play_game
+    from rulespec.errors import RulespecError
+    monkeypatch.setattr(constraints, "VERIFY_WRITES", True)
+    owned = runtime.BUILTIN_READS["owned"]
+    short = dict(runtime.BUILTIN_READS, owned=lambda rs, roles, values: [
+        r for r in owned(rs, roles, values) if not r[1].startswith("court")])
+    monkeypatch.setattr(runtime, "BUILTIN_READS", short)
+    with pytest.raises(RulespecError, match="leave out"):
+        play_game(Engine(load_pack("base_3to5")), 4, 1, "random")
+    monkeypatch.setattr(runtime, "BUILTIN_READS", dict(short, owned=owned))
+    (tmp_path / "pack.yaml").write_text("id: loc\nname: Loc\nversion: 0.1.0\nextends: base_3to5\n")
+    (tmp_path / "loc.rules").write_text('''
+constraint placed_somewhere "Every card of a House is somewhere" {
+  scope: player
+  check: all(count(location(c)) >= 0 for c in player.cards)
+  message: "Nowhere."
+}
+''')
+    engine = Engine(load_pack(tmp_path))
+    assert not engine.constraint_checker.reads["placed_somewhere"].static
+    assert engine.constraint_checker.reads["one_guild"].static
+    play_game(engine, 4, 1, "random")
+    assert engine.constraint_checker.reads["placed_somewhere"].own      # learnt while evaluated
