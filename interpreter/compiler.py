@@ -206,6 +206,7 @@ class Compiler:
         # "any" or absent: any side)
         self.noted: set | None = None
         self._roles: dict = {}
+        self._keyed = None          # (the Attr indexed by c_Index, the side its index is)
         # record type -> (store, key) of the list that keeps its records (Ruleset.record_lists)
         self.record_lists: dict = {}
 
@@ -248,7 +249,13 @@ class Compiler:
             self._note(("side", "any" if type(role) is tuple and role[0] == "rec" else role, field))
         elif slot.store:
             self._note(("top", slot.store))
-            self._note(("top", f"{slot.store}.{field}"))
+            keyed = self._keyed
+            if keyed is not None and keyed[0] is e and slot.shape == "count" and not slot.home:
+                role = keyed[1]     # one side's key of it (constraints._Reads: keyed)
+                self._note(("keyed", "any" if type(role) is tuple and role[0] == "rec" else role,
+                            slot.store, field))
+            else:
+                self._note(("top", f"{slot.store}.{field}"))
         else:
             self._note(("top", field))
 
@@ -670,7 +677,14 @@ class Compiler:
         return f"rt.f_find({slot.store!r}, {slot.key!r}, {v})", "set:" + ktype
 
     def c_Index(self, e, scope, env):
-        obj, t = self._src(e.obj, scope, env)
+        saved = self._keyed
+        if isinstance(e.obj, A.Attr) and self.noted is not None:
+            # `c.troops[p]`: one key of a dict field of the state's records, read for side p
+            self._keyed = (e.obj, self._role(e.index, scope))
+        try:
+            obj, t = self._src(e.obj, scope, env)
+        finally:
+            self._keyed = saved
         idx, _ = self._src(e.index, scope, env)
         if isinstance(e.obj, A.Attr):
             _, ot = self._src(e.obj.obj, scope, env)

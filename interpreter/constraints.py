@@ -698,6 +698,9 @@ def static_reads(rs, c) -> "_Reads | None":
                 top.add(it[1])
             elif kind == "side":
                 add_side(role_of(it[1], binding), it[2])
+            elif kind == "keyed":       # one side's key of a dict field of the state's records
+                top.add(it[2])
+                add_side(role_of(it[1], binding), (it[2], it[3]))
             elif kind == "global":
                 if it[1] not in GLOBAL_READS:
                     raise _Unknown(it[1])

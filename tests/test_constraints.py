@@ -404,7 +404,9 @@ def test_reads_worked_out_from_the_code():
     assert "agents_total" in reads["max_agents"].own and not reads["max_agents"].other
     assert "tiles" in reads["one_guild"].own and "court" not in reads["one_guild"].own
     assert "war_tokens" in reads["war_token_supply"].other        # a game constraint: every side's
-    assert {"cities", "cities.troops"} <= reads["max_troops"].top
+    # the player's own key of each City's Troops (troops(p) as player.troops: c.troops[p])
+    assert "cities" in reads["max_troops"].top and ("cities", "troops") in reads["max_troops"].own
+    assert not reads["max_troops"].other
     from interpreter.constraints import ConstraintChecker as Checker
     assert not any(r.static for r in Checker(engine.rs.constraints).reads.values())   # without the ruleset
 
