@@ -19,6 +19,22 @@ key by key (field by field in records), and re-evaluates a constraint only where
 has ever read differs. A record's fields are reached only through its key, so a change in
 the shape of a list or dict of records (a length, a set of keys) counts as a change of the key.
 
+Most constraints need not be watched at all: what they can ever read is worked out from their
+code (static_reads): the compiler notes each read of the code it generates (Compiler.noting),
+through the formulas and method formulas it calls, with the side each argument is (the
+evaluated player, a parameter, any side), the built-in functions declare theirs
+(runtime.BUILTIN_READS), and `Runtime.attr` of a value typed only at play time counts the reads
+of every route it may take. Such a constraint starts with those reads and is evaluated on the
+plain state (watching was two thirds of an evaluation); one whose reads cannot be worked out
+(a built-in that declares none, an entry field, a formula that recurses) is watched as above.
+The test suite evaluates each of the first kind again, watched, and fails when it read
+anything outside them (VERIFY_WRITES, _cover).
+
+A move's writes name fields too (Writes.at_field: a card exhausted, a Room's symbol used): a
+key whose records had only fields written that no constraint read is not compared, and the
+snapshot keeps its older values of those fields (they stand for nothing read); when a
+constraint reads something new, every key is copied anew.
+
 Why this is sound: a formula only reads the state. Every (constraint, player) holds in the
 snapshot's state: each was evaluated there or is unchanged since it last was. A formula whose
 reads (all in its remembered set, which only grows) find the same values as in the snapshot
