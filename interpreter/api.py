@@ -58,7 +58,7 @@ class Engine:
         the speed. Playouts report any refused "legal" move as RS301."""
         self.pack = pack
         self.rs = Ruleset.build(pack)
-        self.constraint_checker = ConstraintChecker(self.rs.constraints)
+        self.constraint_checker = ConstraintChecker(self.rs.constraints, self.rs)
         self._boards = {}
         self.verify_moves = verify_moves
         # the moves tried by the last legal_moves (_Tried), for apply to adopt the state a move

@@ -198,6 +198,66 @@ class Compiler:
         self._want_records: str | None = None
         self._records_of: str | None = None
         self._loop_records: tuple | None = None
+        # What the code being compiled reads of the state, while `noting` (a constraint's check,
+        # a formula): items the Ruleset resolves into a constraint's static reads
+        # (Ruleset.static_reads; interpreter/constraints.py). `_roles`: rules variable -> the
+        # side it holds ("player": the player the formula is evaluated for; ("param", name):
+        # a parameter of the formula compiled; ("rec", role): a record of that side's list;
+        # "any" or absent: any side)
+        self.noted: set | None = None
+        self._roles: dict = {}
+        self._keyed = None          # (the Attr indexed by c_Index, the side its index is)
+        # record type -> (store, key) of the list that keeps its records (Ruleset.record_lists)
+        self.record_lists: dict = {}
+
+    def noting(self, roles: dict | None = None) -> "_Noting":
+        """`with comp.noting() as items:` the read items of what is compiled inside."""
+        return _Noting(self, roles or {})
+
+    def _note(self, item):
+        if self.noted is not None:
+            self.noted.add(item)
+
+    def _role(self, e, scope) -> object:
+        """The side the value of expression `e` is, as far as compiling tells (_roles)."""
+        if isinstance(e, A.Name):
+            n = e.id
+            if n in self._roles:
+                return self._roles[n]
+            if n in scope:
+                return "any"
+            if NAME_SPELLINGS.get(n, n) == "player":
+                return "player"
+        return "any"
+
+    def _note_slot(self, slot, e, scope):
+        """The reads of field `e.name` kept at `slot` (world_store.Slot), as items."""
+        if self.noted is None or slot.on_map or slot.on_board:      # printed: the pack's own
+            return
+        field = slot.home or slot.key
+        if slot.of_record:
+            lst = self.record_lists.get(slot.kind)
+            if lst is None or lst[0] != "p":
+                self._note(("unknown", f"a field of {slot.kind}"))
+                return
+            role = self._role(e.obj, scope)
+            owner = role[1] if type(role) is tuple and role[0] == "rec" else "any"
+            self._note(("side", owner, lst[1]))
+            self._note(("side", owner, f"{lst[1]}.{field}"))
+        elif slot.store == "p":
+            role = self._role(e.obj, scope)
+            self._note(("side", "any" if type(role) is tuple and role[0] == "rec" else role, field))
+        elif slot.store:
+            self._note(("top", slot.store))
+            keyed = self._keyed
+            if keyed is not None and keyed[0] is e and slot.shape == "count" and not slot.home:
+                role = keyed[1]     # one side's key of it (constraints._Reads: keyed)
+                self._note(("keyed", "any" if type(role) is tuple and role[0] == "rec" else role,
+                            slot.store, field))
+            else:
+                self._note(("top", f"{slot.store}.{field}"))
+        else:
+            self._note(("top", field))
 
     @staticmethod
     def _none_fn(rt, env):
@@ -327,12 +387,16 @@ class Compiler:
                 return f"{env}.get('self')", "any"
             if n == "game":         # the game's own fields: game.F (world_store: the state's top level)
                 return "'game'", "game"
+            self._note(("global", n))
             return f"rt.g_{n}({env})", GLOBALS[n][0]
         gz = self.world.game_zone(n) if self.world is not None else None
         if gz is not None:
+            self._note(("top", gz.store))
+            self._note(("top", f"{gz.store}.*"))
             return f"rt.zone_things({self._const(world_store.zone_read(gz))}, None)", zone_type(gz)
         pk = self.world.plural_kind(n) if self.world is not None else None
         if pk is not None and not (n in self.bare and self.names.get(n) == "formula"):
+            self._note(("top", pk.store))
             # the plural of a kind with stored records: its instances (`alliances`, `cities`,
             # `sides`), instances(KIND) read straight from the store
             ctype = CHECKER_TYPE.get(pk.name, pk.name)
@@ -342,6 +406,7 @@ class Compiler:
                 return f"list((({want} := (_st := rt.state[{pk.store!r}]).values()), _st)[1])", "set:" + ctype
             return f"list(rt.state[{pk.store!r}])", "set:" + ctype
         if n in self.bare and self.names.get(n) == "formula":
+            self._note(("call", n, (), ()))
             return f"rt.named({n!r}, {env})", self.bare[n]
         if n in self.names:
             return repr(n), self.names[n]
@@ -369,10 +434,12 @@ class Compiler:
         # neither: its generated code then needs no dict of its variables for these calls)
         env = self._pyvars.get(None, env)
         if base in ATTRIBUTES and name in ATTRIBUTES[base]:
+            self._note(("unknown", f"rt.a_{base}_{name}"))
             o, bind = self._bound(obj)
             return f"(None if {bind} is None else rt.a_{base}_{name}({o}))", ATTRIBUTES[base][name][0]
         slot = self.slots(base, name)
         if slot is not None:
+            self._note_slot(slot, e, scope)
             # a field the pack declares: read from the record (rt.rec: Abort on a bad id)
             o, bind = self._bound(obj)
             if slot.on_map:         # printed on the map (`@map`): the instance's map.yaml entry
@@ -426,6 +493,7 @@ class Compiler:
             return f"(None if {bind} is None else {read})", slot.checker_type
         if base == "space" and name in SPACE.fields:
             # a field of a track's `space` block (space(t, n).points): its declared value
+            self._note(("space", name))
             o, bind = self._bound(obj)
             return f"(None if {bind} is None else rt.space_field({o}, {name!r}, {env}))", \
                 catalogue_type(SPACE.fields[name].type)
@@ -436,6 +504,7 @@ class Compiler:
             # (a plain value of the catalogue entry, remembered per ruleset, when this thing has
             # no variables of its own: Runtime.catalogue_field's first answer, without the call;
             # one Cathedral's `city` among the variables no longer sends every read to the call)
+            self._note(("catalogue", name))
             (o, bind), v = self._bound(obj), self._tmp()
             return (f"(None if {bind} is None else {v} if ({o}.__class__ is str "
                     f"and {o} not in (rt.state.get('vars') or ()) "
@@ -446,23 +515,35 @@ class Compiler:
             return f"(None if {bind} is None else _type_of({o}))", "str"
         if self.world is not None and self.world.entry_field(base, name) is not None:
             # an entry field: kept where the thing is now (interpreter/verbs.py)
+            self._note(("unknown", f"entry field {name}"))
             o, bind = self._bound(obj)
             return f"(None if {bind} is None else _entry(rt, {o}, {name!r}))", \
                 self.world.entry_field(base, name).type.checker()
         zone = self.world.zone_on(base, name) if self.world is not None else None
         if zone is not None:
             # a zone each of them owns (player.tiles): the things it holds, in order
+            if zone.store == "p":
+                role = self._role(e.obj, scope)
+                role = "any" if type(role) is tuple and role[0] == "rec" else role
+                self._note(("side", role, zone.key))
+                if zone.shape == "entries":         # the ids of its entries (world_store.zone_things)
+                    self._note(("side", role, f"{zone.key}.id"))
+            else:
+                self._note(("top", zone.store))
+                self._note(("top", f"{zone.store}.*"))
             o, bind = self._bound(obj)
             return f"(None if {bind} is None else rt.zone_things({self._const(world_store.zone_read(zone))}, {o}))", \
                 zone_type(zone)
         if (base, name) in self.methods:
             # a method formula: `x.name` is name(x), memoised while nothing can change
+            self._note(("call", name, (self._role(e.obj, scope),), ()))
             o, bind = self._bound(obj)
             return f"(None if {bind} is None else rt.method({name!r}, {o}, {env}))", self.methods[(base, name)]
         rec = self.records.get(base)
         if rec is not None and name in rec.fields:      # a field of a record value (game.fight.terms)
             return f"rt.attr({obj}, {rec.fields[name].key!r}, {env})", rec.fields[name].type.checker()
         # a value whose type is only known at run time, or a field of a declared object
+        self._note(("attr", name))
         return f"rt.attr({obj}, {name!r}, {env})", "any"
 
     def c_Call(self, e, scope, env):
@@ -473,8 +554,10 @@ class Compiler:
             return self._find(e, scope, env)
         if name == "instances" and len(e.args) == 1 and isinstance(e.args[0], A.Name):
             k = e.args[0].id            # a kind's name, not a value (checked: rulespec.checker)
+            self._note(("instances", k))
             return f"rt.f_instances({k!r})", "set:" + CHECKER_TYPE.get(k, k)
         if name in GRAPH_FUNCTIONS and set(e.kwargs) == {"via"}:
+            self._note(("unknown", name))
             kinds, bad = via_kinds(e.kwargs["via"])        # edge kinds: names of the map format
             if bad or not kinds:
                 self.fail(f"{name}(..., via: KIND) needs edge kinds of the map ({', '.join(EDGE_KINDS)})", e.span)
@@ -487,6 +570,8 @@ class Compiler:
                 raise RulespecError(Diagnostic("RS107", f"function '{name}' takes no keyword argument "
                                                f"'{next(iter(kw))}'", e.span, "run `rulespec validate` for details"))
             rtype = "number" if name in ("max", "min") else FUNCTIONS[name].returns
+            self._note(("builtin", name, tuple(self._role(a, scope) for a in e.args),
+                        tuple(a.value if isinstance(a, A.Str) else None for a in e.args)))
             if name in SPANNED_FUNCTIONS:           # they may pass a limit: they say where
                 args = args + [self._const(e.span)]
             return f"rt.f_{name}({', '.join(args)})", rtype
@@ -497,15 +582,18 @@ class Compiler:
         if kind == "formula" and not kw and not args and name in self.bare and self._iterates(name):
             # `seated()` as `seated`: memoised while nothing can change (Runtime.named), where
             # inlining would build its list again at every use
+            self._note(("call", name, (), ()))
             return f"rt.named({name!r}, {self._pyvars.get(None, env)})", self.bare[name]
         if kind == "formula" and not kw:
-            inlined = self._inline(name, args, env)
+            inlined = self._inline(name, args, env, [self._role(a, scope) for a in e.args])
             if inlined is not None:
                 return inlined
         if kind == "formula":
+            self._note(("call", name, tuple(self._role(a, scope) for a in e.args),
+                        tuple((k, self._role(v, scope)) for k, v in e.kwargs.items())))
             kws = ", ".join(f"{k!r}: {v}" for k, v in kw.items())
             return f"rt.formula({name!r}, [{', '.join(args)}], {{{kws}}}, {self._pyvars.get(None, env)})", "any"
-        if kind == "table":
+        if kind == "table":         # the pack's own rows: nothing of the game
             return f"rt.table_lookup({', '.join([repr(name)] + args)})", "any"
         self.fail(f"unknown function '{name}'", e.span)
 
@@ -520,7 +608,7 @@ class Compiler:
                 any(isinstance(n, A.Comprehension) for n in A.walk(body))
         return got
 
-    def _inline(self, name, args: list, env: str):
+    def _inline(self, name, args: list, env: str, roles: list = ()):
         """A call of a small formula compiled in place (its body with its parameters bound to
         the arguments, each evaluated once, first, in order): the same value as
         Runtime.formula gives, without a call, a dict and a binding per use (measured: formula
@@ -562,14 +650,15 @@ class Compiler:
         penv = self._pyvars.get(None, env)     # what `player` and `action` are read from (c_Attr)
         local = "{" + ", ".join([f"'player': {penv}.get('player')", f"'action': {penv}.get('action')"]
                                 + [f"{p.name!r}: {t}" for p, t in zip(d.params, tmps)]) + "}"
-        saved = self._pyvars, self._inline_env, self._inlining
+        saved = self._pyvars, self._inline_env, self._inlining, self._roles
         try:
             self._pyvars = dict(zip((p.name for p in d.params), tmps))
             self._pyvars[None] = penv       # (the variables the caller reads `player` from)
             self._inline_env, self._inlining = local, self._inlining + (name,)
+            self._roles = {p.name: (roles[i] if i < len(roles) else "any") for i, p in enumerate(d.params)}
             src, _ = self._src(body, scope, env)
         finally:
-            self._pyvars, self._inline_env, self._inlining = saved
+            self._pyvars, self._inline_env, self._inlining, self._roles = saved
         binds = [b for t, b in bound if b != t]
         if not binds:
             return f"({src})", "any"
@@ -583,10 +672,19 @@ class Compiler:
         if slot is None or not slot.direct:
             self.fail("find(KIND, FIELD, value) needs a kind and one of its stored fields", e.span)
         v, _ = self._src(value, scope, env)
+        self._note(("top", slot.store))
+        self._note(("top", f"{slot.store}.{slot.key}"))
         return f"rt.f_find({slot.store!r}, {slot.key!r}, {v})", "set:" + ktype
 
     def c_Index(self, e, scope, env):
-        obj, t = self._src(e.obj, scope, env)
+        saved = self._keyed
+        if isinstance(e.obj, A.Attr) and self.noted is not None:
+            # `c.troops[p]`: one key of a dict field of the state's records, read for side p
+            self._keyed = (e.obj, self._role(e.index, scope))
+        try:
+            obj, t = self._src(e.obj, scope, env)
+        finally:
+            self._keyed = saved
         idx, _ = self._src(e.index, scope, env)
         if isinstance(e.obj, A.Attr):
             _, ot = self._src(e.obj.obj, scope, env)
@@ -689,6 +787,7 @@ class Compiler:
 
     def c_Comprehension(self, e, scope, env):
         saved, saved_inline, saved_loop = self._pyvars, self._inline_env, self._loop_records
+        saved_roles = self._roles
         saved_depth, self._depth = self._depth, 0      # its own generated function: nesting anew
         try:
             self._pyvars, self._inline_env, self._loop_records = {}, None, None
@@ -705,6 +804,10 @@ class Compiler:
             # globals from). The generated functions it calls get `local`.
             self._pyvars = {n: f"env[{n!r}]" for n in scope}
             self._pyvars[e.var] = "_it"
+            # the loop's variable: a record of the iterable's side's list, or any value
+            self._roles = dict(self._roles)
+            self._roles[e.var] = ("rec", self._role(e.iter.obj, scope)) \
+                if self._loop_records is not None and isinstance(e.iter, A.Attr) else "any"
             if e.var not in ("player", "action", "self"):    # what calls read from the variables
                 self._pyvars[None] = "env"
             elem, etype = self._src(e.elem, inner, "local")
@@ -715,7 +818,7 @@ class Compiler:
                 it, _ = self._src(e.iter, scope, "env")
         finally:
             self._pyvars, self._inline_env, self._loop_records = saved, saved_inline, saved_loop
-            self._want_records, self._depth = None, saved_depth
+            self._want_records, self._depth, self._roles = None, saved_depth, saved_roles
         # over a list of records: each ref with its record (`_recs`, the stored list the
         # iterable read; None when it read none: then with None)
         start, loop = ("    _recs = None\n", "_it, _rec_it in zip(items, _NONES if _recs is None else _recs)") \
@@ -967,3 +1070,25 @@ class Compiler:
             kw = {k: self.source(v, scope)[0] for k, v in s.kwargs.items()}
             return self.call(sp, s.verb, args, kw)
         self.fail(f"cannot compile statement {t.__name__}", sp)
+
+
+class _Noting:
+    """Compiler.noting(): collects the read items of what is compiled inside (nested: each
+    collects its own, and the outer one the inner one's too)."""
+
+    def __init__(self, comp: Compiler, roles: dict):
+        self.comp, self.roles = comp, roles
+
+    def __enter__(self) -> set:
+        comp = self.comp
+        self.saved = comp.noted, comp._roles
+        comp.noted, comp._roles = set(), dict(self.roles)
+        return comp.noted
+
+    def __exit__(self, *exc):
+        comp = self.comp
+        got = comp.noted
+        comp.noted, comp._roles = self.saved
+        if comp.noted is not None:
+            comp.noted |= got
+        return False

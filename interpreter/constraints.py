@@ -19,6 +19,22 @@ key by key (field by field in records), and re-evaluates a constraint only where
 has ever read differs. A record's fields are reached only through its key, so a change in
 the shape of a list or dict of records (a length, a set of keys) counts as a change of the key.
 
+Most constraints need not be watched at all: what they can ever read is worked out from their
+code (static_reads): the compiler notes each read of the code it generates (Compiler.noting),
+through the formulas and method formulas it calls, with the side each argument is (the
+evaluated player, a parameter, any side), the built-in functions declare theirs
+(runtime.BUILTIN_READS), and `Runtime.attr` of a value typed only at play time counts the reads
+of every route it may take. Such a constraint starts with those reads and is evaluated on the
+plain state (watching was two thirds of an evaluation); one whose reads cannot be worked out
+(a built-in that declares none, an entry field, a formula that recurses) is watched as above.
+The test suite evaluates each of the first kind again, watched, and fails when it read
+anything outside them (VERIFY_WRITES, _cover).
+
+A move's writes name fields too (Writes.at_field: a card exhausted, a Room's symbol used): a
+key whose records had only fields written that no constraint read is not compared, and the
+snapshot keeps its older values of those fields (they stand for nothing read); when a
+constraint reads something new, every key is copied anew.
+
 Why this is sound: a formula only reads the state. Every (constraint, player) holds in the
 snapshot's state: each was evaluated there or is unchanged since it last was. A formula whose
 reads (all in its remembered set, which only grows) find the same values as in the snapshot
@@ -231,11 +247,14 @@ class _Reads:
     of other players' things ("*" = all of them; "court.card" = the field of the records in
     a list, "court.*" = all their fields)."""
 
-    __slots__ = ("top", "own", "other", "_learnt")
+    __slots__ = ("top", "own", "other", "_learnt", "static")
 
     def __init__(self):
         self.top, self.own, self.other = set(), set(), set()
         self._learnt = {}       # player -> the reads (role, key) already learnt evaluating for it
+        # worked out from the constraint's code (static_reads): evaluated on the plain state,
+        # nothing to learn
+        self.static = False
 
     def learn(self, log, player, everything: "_Reads") -> bool:
         """Add what one evaluation read (also to `everything`: what any constraint read);
@@ -315,7 +334,7 @@ class Writes:
     that writes nothing a constraint reads (a payment tap, a choice that only opens a block)
     costs no comparison at all."""
 
-    __slots__ = ("top", "side")
+    __slots__ = ("top", "side", "fields", "top_fields")
     # a try on a shallow copy (NoWrites), where even a verb that writes nothing of the state
     # stops the try: a verb with no keys to note need not call add_top otherwise (Runtime.verb)
     shallow = False
@@ -323,6 +342,11 @@ class Writes:
     def __init__(self):
         self.top: set = set()
         self.side: dict = {}        # key -> the sides written (None among them: any side)
+        # writes of one field of the records under a key (`at_field`): (side, key, field) for a
+        # side's records (side None: any side), (key, field) for the state's own (`top_fields`);
+        # a key written only this way is compared only when a constraint read that field
+        self.fields: set = set()
+        self.top_fields: set = set()
 
     def at(self, store: str, key: str, who=None):
         """A write under state[store] ('' the game's own fields); in the sides' store, under
@@ -335,6 +359,16 @@ class Writes:
                 got.add(who)
         else:
             self.top.add(store or key)
+
+    def at_field(self, store: str, key: str, who, field: str):
+        """A write of field `field` of one record: of those under `key` of side `who` (store
+        'p'), else of the state's own records under state[store] (a City among `cities`):
+        its list or dict of records keeps its shape, and a constraint that read neither that
+        field nor all fields of those records is not concerned."""
+        if store == "p":
+            self.fields.add((who, key, field))
+        else:
+            self.top_fields.add((store, field))
 
     def add_top(self, keys):
         """Writes under these keys of the state (a verb's, an action's: runtime._VERB_WRITES)."""
@@ -362,6 +396,9 @@ class NoWrites(Writes):
     def at(self, store: str, key: str, who=None):
         raise Shared(store or key)
 
+    def at_field(self, store: str, key: str, who, field: str):
+        raise Shared(store or key)
+
     def add_top(self, keys):
         raise Shared(keys)
 
@@ -374,8 +411,16 @@ class NoWrites(Writes):
 VERIFY_WRITES = False
 
 
-def _verify(by_writes: "_Changes", full: "_Changes", wrote: Writes):
-    if by_writes.top != full.top or by_writes.by_player != full.by_player:
+def _verify(by_writes: "_Changes", full: "_Changes", wrote: Writes, names: tuple):
+    """The changes found by the writes are those found in full, among what some constraint
+    read (names: of the state, of the sides): the snapshot may keep older values of fields
+    no constraint read (Snapshot.written)."""
+    top, side = names
+
+    def read(ch):
+        by_player = {q: got for q, keys in ch.by_player.items() if (got := keys & side)}
+        return ch.top & top, by_player
+    if read(by_writes) != read(full):
         raise AssertionError(f"a move changed what it did not note: by its writes {by_writes.top} "
                              f"{by_writes.by_player}, in full {full.top} {full.by_player} "
                              f"(noted: {sorted(wrote.top)}, sides {sorted(wrote.side)})")
@@ -454,19 +499,39 @@ class _Snapshot:
         _by_key(top, by_player)
         return _Changes(top, by_player, keys)
 
-    def written(self, st: dict, watched: _Reads, wrote: Writes) -> _Changes:
+    def written(self, st: dict, watched: _Reads, wrote: Writes, read_fields: tuple) -> _Changes:
         """changes(), when the move from the snapshot's very state wrote only the keys `wrote`
-        names: the others are compared by not being written."""
+        names: the others are compared by not being written. A key whose records had only
+        fields written that no constraint read (read_fields: (key, field) pairs read of the
+        state's records, of the sides' records; field "*": all of them) is not compared either:
+        what any constraint read there is unchanged. The snapshot then keeps its older values
+        of those fields (not read: they stand for nothing; ConstraintChecker.check copies
+        every key again when a constraint reads something new)."""
         top_bases, own_bases = self.keys(watched)
         top, by_player, keys = set(), {}, {}
         snap = self.top
-        for k in wrote.top & top_bases.set:
+        written_top, written_side = wrote.top, wrote.side.items()
+        if wrote.top_fields or wrote.fields:
+            # a field no constraint read, written in records that keep their shape: no concern
+            top_read, side_read = read_fields
+            got = {k for k, f in wrote.top_fields if (k, f) in top_read or (k, _ANY) in top_read}
+            if got:
+                written_top = written_top | got
+            got = {}
+            for who, k, f in wrote.fields:
+                if (k, f) in side_read or (k, _ANY) in side_read:
+                    got.setdefault(k, set()).add(who)
+            if got:
+                for k, whos in wrote.side.items():
+                    got[k] = got[k] | whos if k in got else whos
+                written_side = got.items()
+        for k in written_top & top_bases.set:
             hit = _key_changes(k, st, snap, True)
             if hit:
                 top |= hit
                 keys.setdefault(None, set()).add(k)
         sides, watched_keys = st["p"], own_bases.set
-        for k, whos in wrote.side.items():
+        for k, whos in written_side:
             if k not in watched_keys:
                 continue
             for q in (sides if None in whos else whos):
@@ -615,17 +680,213 @@ def _put(snap: dict, k, v):
         snap[k] = _frozen(v)
 
 
+class _Unknown(Exception):
+    """What a constraint's code reads cannot be worked out from it (static_reads)."""
+
+
+def static_reads(rs, c) -> "_Reads | None":
+    """What constraint `c` can ever read, worked out from its code (the read items the compiler
+    noted, Compiler.noting), through the formulas and methods it calls, each call with the
+    sides its arguments are (so `player.troops` reads the player's own troops), and the
+    built-in functions' declared reads (runtime.BUILTIN_READS); None when anything it calls
+    cannot say (a value of a type known only at play time, a built-in not declared): then its
+    reads are learnt while it is evaluated, watched. Never fewer than it can read: the test
+    suite evaluates each constraint watched too and fails when it read anything else
+    (VERIFY_WRITES, _cover)."""
+    from .runtime import BUILTIN_READS, GLOBAL_READS
+    top, side = {"p"}, set()           # side: (role: "player" | "any", name)
+    done = set()
+
+    def role_of(r, binding):
+        if type(r) is tuple:
+            if r[0] == "param":
+                return binding.get(r[1], "any")
+            return "any"            # ("rec", ...): a record, not a side
+        return r if r == "player" else "any"
+
+    def add_side(role, name):
+        side.add((role, name))
+
+    def walk(items, binding, stack):
+        for it in items:
+            kind = it[0]
+            if kind == "top":
+                top.add(it[1])
+            elif kind == "side":
+                add_side(role_of(it[1], binding), it[2])
+            elif kind == "keyed":       # one side's key of a dict field of the state's records
+                top.add(it[2])
+                add_side(role_of(it[1], binding), (it[2], it[3]))
+            elif kind == "global":
+                if it[1] not in GLOBAL_READS:
+                    raise _Unknown(it[1])
+                top.add(GLOBAL_READS[it[1]])
+            elif kind == "instances":
+                kd = rs.world.kinds.get(it[1])
+                if kd is not None and kd.store and it[1] not in ("card", "tile"):
+                    top.add(kd.store)
+            elif kind == "builtin":
+                how = BUILTIN_READS.get(it[1])
+                if how is None:
+                    raise _Unknown(it[1])
+                for who, name in how(rs, [role_of(r, binding) for r in it[2]], it[3]):
+                    if who is None:
+                        top.add(name)
+                    else:
+                        add_side(who, name)
+            elif kind == "catalogue":
+                _catalogue_reads(rs, it[1])
+                top.update(("vars", f"vars.{it[1]}"))      # a variable a rule set on the thing
+                add_side("any", "vars")
+            elif kind == "space":
+                _space_reads(rs, it[1])
+            elif kind == "attr":
+                for call in _attr_reads(rs, it[1], top, add_side):
+                    walk([("call", call, ("any",), ())], {}, stack)
+            elif kind == "call":
+                f = rs.formulas.get(it[1])
+                if f is None or it[1] not in rs.formula_reads:
+                    raise _Unknown(it[1])
+                names = f["names"]
+                bound = {n: role_of(r, binding) for n, r in zip(names, it[2])}
+                for k, r in it[3]:
+                    bound[k] = role_of(r, binding)
+                key = (it[1], tuple(sorted(bound.items())))
+                if key in stack:
+                    raise _Unknown(f"{it[1]} calls itself")
+                if key not in done:
+                    done.add(key)
+                    walk(rs.formula_reads[it[1]], bound, stack | {key})
+            else:
+                raise _Unknown(str(it[1:]))
+
+    try:
+        walk(c["reads"], {}, frozenset())
+    except _Unknown:
+        return None
+    r = _Reads()
+    r.top = top
+    for role, name in side:
+        if role == "player" and c["scope"] != "game":
+            r.own.add(name)
+        elif c["scope"] == "game":
+            r.other.add(name)
+        else:
+            r.own.add(name)
+            r.other.add(name)
+    r.static = True
+    return r
+
+
+def _catalogue_reads(rs, name):
+    """Runtime.catalogue_field's reads of `x.name` beyond the things' variables: _Unknown when
+    some thing's value of it is a formula, or when it may be an entry field, a track space's
+    field, a War Bonus's or a declared object's formula (Runtime.field_of)."""
+    from rulespec.kinds import SPACE
+    for it in list(rs.cards.values()) + list(rs.tiles.values()):
+        v = it.get(name)
+        if callable(v) and not hasattr(v, "constant"):
+            raise _Unknown(f"catalogue field {name}")
+    for wb in rs.war_bonuses.values():
+        if callable(wb.get(name)):
+            raise _Unknown(f"war bonus field {name}")
+    if name in SPACE.fields:
+        _space_reads(rs, name)
+    if name == "commanded_by":          # a side's declared formula
+        raise _Unknown(name)
+    for kind in rs.field_kinds:
+        for d in rs.pack.of_kind(kind):
+            if rs.decl_fn(d, name) is not None:
+                raise _Unknown(f"{kind} field {name}")
+    if name in _entry_names(rs):
+        raise _Unknown(f"entry field {name}")
+
+
+def _attr_reads(rs, name, top: set, add_side) -> list:
+    """Runtime.attr(x, name) of a value whose type is known only at play time: the reads of
+    every route it may take, for any type (Runtime.type_name, _attr_route, field_of); returns
+    the method formulas it may call. _Unknown when a route's reads are not known."""
+    from .runtime import Runtime
+    if any(a.startswith("a_") and a.endswith("_" + name) for a in dir(Runtime)):
+        raise _Unknown(f"a_..._{name}")
+    top.update(("p", "vars", f"vars.{name}"))       # type_name, the things' variables
+    types = {"player", "space", "card", "tile", "track"}
+    for kind, store in rs.stored_kinds:             # type_name asks every store
+        top.add(store)
+        types.add(kind)
+    for rtype, (store, key) in rs.record_lists.items():     # a record's ref (parse_ref)
+        if store != "p":
+            raise _Unknown(f"a record of {rtype}")
+        add_side("any", key)
+        add_side("any", f"{key}.{name}")
+        types.add(rtype)
+    top.update(("tracks", "tracks.spots"))          # a track space's stored spot
+    calls = []
+    for t in types:
+        slot = rs.slot(t, name)
+        if slot is not None and not (slot.on_map or slot.on_board):
+            field = slot.home or slot.key
+            if slot.of_record:
+                lst = rs.record_lists.get(slot.kind)
+                if lst is None or lst[0] != "p":
+                    raise _Unknown(f"a field of {slot.kind}")
+                add_side("any", lst[1])
+                add_side("any", f"{lst[1]}.{field}")
+            elif slot.store == "p":
+                add_side("any", field)
+            elif slot.store:
+                top.update((slot.store, f"{slot.store}.{field}"))
+            else:
+                top.add(field)
+        if (t, name) in rs.method_types:
+            calls.append(name)
+        zr = rs.zone_slot(t, name)
+        if zr is not None:
+            if zr.store == "p":
+                add_side("any", zr.key)
+                add_side("any", f"{zr.key}.id")
+            else:
+                top.update((zr.store, f"{zr.store}.*"))
+    _catalogue_reads(rs, name)          # Runtime.catalogue_field and field_of
+    add_side("any", "vars")             # a side's variables (field_of)
+    top.add("players")                  # a side's `plays` (field_of)
+    return calls
+
+
+def _space_reads(rs, name):
+    """Runtime.space_field reads nothing of the game unless a track space's `name` is a
+    formula (_Unknown)."""
+    for t in rs.tracks.values():
+        for sp in t.get("spaces") or ():
+            v = sp.get(name) if isinstance(sp, dict) else None
+            if callable(v) and not hasattr(v, "constant"):
+                raise _Unknown(f"space field {name}")
+
+
+def _entry_names(rs):
+    w = rs.world
+    return {n for z in w.zones.values() for n in z.entry} | \
+        {f.name for kind in w.records.values() for f in kind.fields.values() if getattr(f, "entry", False)}
+
+
 class ConstraintChecker:
     """The constraints of one ruleset, with what each has read so far (per engine: the reads
     of every game played with it add up)."""
 
-    def __init__(self, constraints: list):
+    def __init__(self, constraints: list, rs=None):
         self.constraints = [c for c in constraints if c["check"] is not None]
         self.reads = {c["id"]: _Reads() for c in self.constraints}
         self.read_by_any = _Reads()     # `own` holds every player key any constraint read
+        if rs is not None and STATIC_READS:
+            for c in self.constraints:
+                r = static_reads(rs, c) if "reads" in c else None
+                if r is not None:
+                    self.reads[c["id"]] = r
+                    _add_everything(r, self.read_by_any)
         self.snapshot = _Snapshot()
         self.learnt = not self.constraints      # every constraint evaluated at least once
         self._by_key = None         # _index(): which constraints read which keys (None: to build)
+        self._fields = None         # _read_fields(): the fields of records any constraint read (None: to build)
         # (state, its pending decision): the last state that passed, when its caller changes it
         # only by moves applied in place (api.apply): the snapshot's very state
         self.passed = None
@@ -647,9 +908,9 @@ class ConstraintChecker:
             wrote = None
         if self.learnt:
             changes = (self.snapshot.changes(st, w) if wrote is None
-                       else self.snapshot.written(st, w, wrote))
+                       else self.snapshot.written(st, w, wrote, self._read_fields()))
             if VERIFY_WRITES and wrote is not None:
-                _verify(changes, self.snapshot.changes(st, self.read_by_any), wrote)
+                _verify(changes, self.snapshot.changes(st, self.read_by_any), wrote, self._read_names())
             if changes is _UNCHANGED:
                 self.passed = (st, st["vm"]["pending"]) if keep else None
                 return          # nothing any constraint ever read differs (most moves)
@@ -662,8 +923,10 @@ class ConstraintChecker:
             targets = players if changes is None else self.reads[c["id"]].targets(players, changes)
             if targets:
                 todo.append((c, targets))
-        if todo:
-            self._evaluate(rt, todo)
+        # a constraint that read something new may have read a field the snapshot kept an
+        # older value of (written: fields no constraint read are not copied): every key anew
+        if todo and self._evaluate(rt, todo):
+            changes = None
         self.snapshot.update(st, self.read_by_any, changes)
         self.learnt = True
         self.passed = (st, st["vm"]["pending"]) if keep else None
@@ -684,6 +947,31 @@ class ConstraintChecker:
         constraints = self.constraints
         return [constraints[i] for i in sorted(hit)]
 
+    def _read_names(self) -> tuple:
+        """(the state names, the side names) any constraint read, as _Reads names them."""
+        top, side = set(), set()
+        for r in self.reads.values():
+            top |= r.top
+            side |= r.own | r.other
+        return top, side
+
+    def _read_fields(self) -> tuple:
+        """({(key, field)} read of the state's own records, {(key, field)} of the sides'
+        records; field "*": every field of them), for Snapshot.written."""
+        if self._fields is None:
+            top, side = self._read_names()
+            top_fields, side_fields = set(), set()
+            for name in top:
+                if type(name) is str and "." in name:
+                    top_fields.add(tuple(name.split(".", 1)))
+            for name in side:
+                if type(name) is tuple:         # a key of a state record's dict field (keyed)
+                    top_fields.add(name)
+                elif "." in name:
+                    side_fields.add(tuple(name.split(".", 1)))
+            self._fields = (top_fields, side_fields)
+        return self._fields
+
     def _index(self) -> tuple:
         """(the constraints that read every key of something, {state key: the constraints that
         read it}, {side key: the constraints that read it}), each constraint by its position,
@@ -699,20 +987,35 @@ class ConstraintChecker:
                 side.setdefault(k, set()).add(i)
         return always, top, side
 
-    def _evaluate(self, rt, todo):
+    def _evaluate(self, rt, todo) -> bool:
+        """Evaluate the constraints of `todo` for their targets (vm.Abort when one does not
+        hold); whether any of them read something it had not read before. Those whose reads
+        are known from their code (static_reads) are evaluated on the plain state, the others
+        on a view of it that notes what they read (each kind with a memo of its own)."""
         st = rt.state
-        log = ReadLog()
-        view = _watched_state(st, log)
+        grew = False
+        log = view = watched_memo = None
+        plain_memo = {}
         saved = rt.memo, rt.read_log, rt.env
-        rt.state, rt.memo, rt.read_log = view, {}, log
         try:
             for c, targets in todo:
                 reads = self.reads[c["id"]]
+                static = reads.static
+                if static:
+                    rt.state, rt.memo, rt.read_log = st, plain_memo, None
+                else:
+                    if log is None:
+                        log = ReadLog()
+                        view, watched_memo = _watched_state(st, log), {}
+                    rt.state, rt.memo, rt.read_log = view, watched_memo, log
                 for p in targets:
-                    log.cur = set()
                     env = rt.env = {"player": p}     # functions reading the context see this one
+                    if not static:
+                        log.cur = set()
                     try:
                         ok = c["check"](rt, env)
+                        if static and VERIFY_WRITES:
+                            _cover(rt, c, p, reads, st)
                     except RuleFault as e:           # a fault of the formula: at the constraint
                         fv = c["decl"].fields.get("check")
                         raise e.at(fv.span if fv is not None else c["decl"].span)
@@ -720,10 +1023,62 @@ class ConstraintChecker:
                         fv = c["decl"].fields.get("check")
                         raise RuleFault.from_python(e, fv.span if fv is not None else c["decl"].span,
                                                     f"constraint '{c['id']}'") from e
-                    if reads.learn(log.cur, p, self.read_by_any):
-                        self._by_key = None     # a key it had not read: _hit's index anew
+                    if not static and reads.learn(log.cur, p, self.read_by_any):
+                        self._by_key = self._fields = None     # a key it had not read: _hit's index anew
+                        grew = True
                     if not ok:
                         msg = c["message"] if isinstance(c["message"], str) else c["message"](rt, env)
                         raise vm.Abort(msg + (f" ({p})" if p is not None else ""), c["decl"].span)
         finally:
             rt.state, (rt.memo, rt.read_log, rt.env) = st, saved
+        return grew
+
+
+# Constraints whose reads are worked out from their code are evaluated on the plain state
+# (static_reads); off: every constraint's reads are learnt, watched (tests/test_speedups.py)
+STATIC_READS = True
+
+
+def _add_everything(r: "_Reads", everything: "_Reads"):
+    """What _Reads.learn adds to `everything` (the names any constraint read), for reads known
+    from a constraint's code."""
+    for name in r.top:
+        everything.top.add(name)
+    for name in r.own | r.other:
+        if type(name) is tuple:
+            everything.top.add(name[0])
+        else:
+            everything.own.add(name)
+
+
+def _cover(rt, c, p, static: "_Reads", st):
+    """The suite's cross-check (VERIFY_WRITES) of a constraint evaluated with the reads worked
+    out from its code: evaluated again on a view that notes what it reads, everything it read
+    must be among them (else the analysis left something out: static_reads, or a built-in's
+    declared reads, runtime.BUILTIN_READS)."""
+    log = ReadLog()
+    saved = rt.state, rt.memo, rt.read_log
+    rt.state, rt.memo, rt.read_log = _watched_state(st, log), {}, log
+    try:
+        c["check"](rt, {"player": p})
+    finally:
+        rt.state, rt.memo, rt.read_log = saved
+    got = _Reads()
+    got.learn(log.cur, p, _Reads())
+    missing = [("state", n) for n in got.top if not _covered(n, static.top)]
+    for name, mine, theirs in (("own", got.own, static.own), ("other", got.other, static.other)):
+        for n in mine:
+            if type(n) is tuple:
+                if n not in theirs and not _covered(f"{n[0]}.{n[1]}", static.top):
+                    missing.append((name, n))
+            elif not _covered(n, theirs):
+                missing.append((name, n))
+    if missing:
+        raise AssertionError(f"constraint '{c['id']}' read {sorted(map(str, missing))}, which its "
+                             f"reads worked out from its code leave out (constraints.static_reads)")
+
+
+def _covered(name, names: set) -> bool:
+    if name in names or _ANY in names:
+        return True
+    return type(name) is str and "." in name and _field(name.split(".", 1)[0], _ANY) in names

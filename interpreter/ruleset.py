@@ -122,6 +122,7 @@ class Ruleset:
     modifiers: dict = field(default_factory=dict)      # (thing, hook) -> its abilities that modify hook (Runtime.f_modifier)
     thing_kinds: dict = field(default_factory=dict)    # thing -> (its catalogue entry's type, its catalogue id) (Runtime._owned)
     table_dicts: dict = field(default_factory=dict)    # id of a table's list -> (the list, it as a dict of its pairs) (Runtime._pairs)
+    formula_reads: dict = field(default_factory=dict)  # formula id -> the read items of its code (Compiler.noting)
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -137,6 +138,7 @@ class Ruleset:
         rs.comp.catalogue = checker.catalogue_fields()
         rs.comp.catalogue_ids = {(k, "id") for (k, _) in rs.comp.catalogue}
         rs.comp.formula_decls = {str(d.id): d for d in pack.decls.values() if d.kind == "formula"}
+        rs.comp.record_lists = rs.record_lists
         rs.decls = pack.decls
         catalogue = {k for k, kd in checker.world.kinds.items() if kd.decl_fields}
         rs.things = {str(d.id): d.kind for d in pack.decls.values() if d.kind in catalogue}
@@ -607,15 +609,20 @@ class Ruleset:
         scope = self.static(d, "scope", "player")
         if "player" not in names:
             scope = "game"             # does not depend on which player: evaluate once
-        # what each constraint reads is learnt while checking (interpreter/constraints.py)
-        self.constraints.append({"id": d.id, "check": self.fn(d, "check"), "scope": scope,
+        # what each constraint reads: worked out from its code where it can be (its read items,
+        # resolved by interpreter/constraints.py static_reads), else learnt while checking
+        with self.comp.noting() as reads:
+            check = self.fn(d, "check")
+        self.constraints.append({"id": d.id, "check": check, "scope": scope, "reads": reads,
                                  "message": self.comp.text(self.static(d, "message", d.id)), "decl": d})
 
     def _k_formula(self, d):
-        self.formulas[d.id] = {"params": [(p.name, self.comp.expr(p.default, {})[0] if p.default is not None else None)
-                                          for p in d.params],
-                               "names": tuple(p.name for p in d.params),
-                               "value": self.fn(d, "value", default=_const(None))}
+        with self.comp.noting({p.name: ("param", p.name) for p in d.params}) as reads:
+            self.formulas[d.id] = {"params": [(p.name, self.comp.expr(p.default, {})[0] if p.default is not None else None)
+                                              for p in d.params],
+                                   "names": tuple(p.name for p in d.params),
+                                   "value": self.fn(d, "value", default=_const(None))}
+        self.formula_reads[d.id] = reads
 
     def _k_die(self, d):
         self.dice[d.id] = list(self.static(d, "faces", []) or [])

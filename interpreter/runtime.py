@@ -37,7 +37,45 @@ _VERB_WRITES = {
     "check_end": ("winners", "ending", "over"), "end_game": ("over",),
     "move": (),         # interpreter/verbs.py notes the places it takes from and puts in
 }
+_ROUND_END_WRITES = _VERB_WRITES["check_end"] + ("year", "unfinished")      # Runtime.on_flow_end
 _ACTION_WRITES = ("spent", "leftover")     # an action starts its payments afresh (Runtime.call)
+
+
+# What each built-in function f_NAME reads of the state, for the constraint checker's static
+# reads (interpreter/constraints.py static_reads): a function (ruleset, the sides its arguments
+# are: "player", "any"...; the arguments written as texts, else None) -> [(side, name)]: side
+# None for a key of the state itself, else the side whose key (or "key.field" of its records)
+# it reads. A function not listed makes the reads of what calls it unknown (its constraints
+# are then watched while evaluated, their reads learnt).
+def _reads_nothing(rs, roles, values):
+    return ()
+
+
+def _reads_owned(rs, roles, values):
+    """Runtime.f_owned: cards_of (the cards of its marked list's records, its Cortigiano cards, `unplaced`), tiles_of
+    and the `outside` zone of side p; for a kind written in the rules, only where a thing of
+    that kind can be (Runtime._owned)."""
+    p, marked = roles[0] if roles else "any", rs.marked_list
+    kind = values[1] if len(values) > 1 else None
+    cards = kind is None or kind in rs.card_kinds
+    tiles = kind is None or kind in rs.tile_kinds
+    keys = ["outside"]
+    if cards:
+        keys += [marked, f"{marked}.card", f"{marked}.impr", "court", "court.card", "unplaced"]
+    if tiles:
+        keys += ["tiles", "tiles.id"]
+    return [(p, k) for k in keys]
+
+
+BUILTIN_READS = {
+    **{f: _reads_nothing for f in ("count", "sum", "max", "min", "any", "all", "abs", "flatten",
+                                   "first_of_each", "range", "space", "spaces")},
+    "owned": _reads_owned,
+    "option": lambda rs, roles, values: [(None, "options")],
+    "setup_of": lambda rs, roles, values: [(None, "players")],
+}
+# the globals (Runtime.g_NAME): the key of the state each reads
+GLOBAL_READS = {"players": "turn_order", "round": "year", "phase": "phase"}
 # the local holding where a `@reports_caller` procedure was called (no pack name starts with _)
 CALLER = "_caller"
 
@@ -956,20 +994,29 @@ class Runtime(BoardMixin, FightMixin):
             k = source.split(".", 1)[1]
             if rec is None:
                 raise Abort("the marker is on no record to tap")
-            self.wrote_at("p", self.rs.marked_list, p)
+            if self.wrote is not None:
+                self.wrote.at_field("p", self.rs.marked_list, p, "used")
             rec["used"][k] = symbol
             sym = (self.item(rec[k]).get("bottom", {}) if k != "printed"
                    else self.rs.printed_symbols(p, self.rs.marked_record, pl["marker"]))
             n = sym.get(symbol, 0)
         elif (held := source.partition("."))[2] in self.rs.bonuses.get(held[0], ()):    # a held record's bonus (KIND.ID)
             kind, _, a = held
-            self.wrote_at(self.rs.world.kinds[kind].store, "used", a)
-            self.state[self.rs.world.kinds[kind].store][a]["used"] = True
+            store = self.rs.world.kinds[kind].store
+            rec = self.state[store][a]
+            if self.wrote is not None:
+                if "used" in rec:       # a field there before: the record keeps its keys
+                    self.wrote.at_field(store, "", a, "used")
+                else:
+                    self.wrote.at(store, "used", a)
+            rec["used"] = True
             n = self.rs.bonuses[kind][a][0].get(symbol, 0)
         else:
             n = 0
-            self.wrote_at("p", "court", p)
-            self.wrote_at("p", "tiles", p)
+            w = self.wrote
+            if w is not None:
+                w.at_field("p", "court", p, "exhausted")
+                w.at_field("p", "tiles", p, "exhausted")
             for s in pl["court"]:
                 if s["card"] == source and not s["exhausted"]:
                     s["exhausted"] = True
@@ -1264,7 +1311,8 @@ class Runtime(BoardMixin, FightMixin):
     # ------------------------------------------------------------ flow
     def on_flow_end(self):
         """The round block finished: end the game or play the next round."""
-        self.writes_unknown()
+        if self.wrote is not None:      # what check_end and the next round's start write
+            self.wrote.add_top(_ROUND_END_WRITES)
         self.v_check_end({"player": None}, [flow.END_OF_ROUND], {}, None)
         if self.state["ending"] or self.state["over"]:
             self.state["over"] = True

@@ -304,19 +304,20 @@ def _target(rt, dest, at, values, span):
 
 # ------------------------------------------------------------------ entry fields
 def entry_place(rt, x, name):
-    """(container dict, key, (store, key) of the state holding it) of entry field `name` of
-    thing `x` where it is, or None."""
+    """(container dict, key, (store, key) of the state holding it, whether the container is
+    one of the records of the list kept there) of entry field `name` of thing `x` where it
+    is, or None."""
     place = locate(rt, x, name)
     if place is None:
         return None
     if place.record is not None:
         f = next((e for e in place.entries if e.name == name), None)
-        return (place.record, f.key, place.where) if f is not None else None
+        return (place.record, f.key, place.where, True) if f is not None else None
     f = place.zone.entry.get(name)
     if f is None:
         return None
     e = next(e for e in place.items if isinstance(e, dict) and e["id"] == x)
-    return e, f.key, place.where
+    return e, f.key, place.where, not place.zone.grouped
 
 
 def entry_value(rt, x, name):
@@ -384,7 +385,11 @@ def set_entry(rt, x, name, value, span=None):
     got = entry_place(rt, x, name)
     if got is None:
         raise Abort(f"{x} is not in a place that keeps '{name}'", span)
-    _wrote(rt, got[2])
+    where = got[2]
+    if got[3] and where and where[0] == "p" and got[1] in got[0] and rt.wrote is not None:
+        rt.wrote.at_field("p", where[1], where[2], got[1])      # one field of a side's records
+    else:
+        _wrote(rt, where)
     got[0][got[1]] = bool(value) if isinstance(got[0].get(got[1]), bool) else value
 
 

@@ -331,7 +331,11 @@ def _note(rt, s: Slot, x):
         rt.writes_unknown()
     elif s.of_record:
         where = spelling(rt.rs, x)          # (type, owner, index, store, list key)
-        w.at(where[3], where[4], where[1])
+        if where[3] == "p" and (s.home or not s.sparse):
+            # one field of a side's records, there before and after: its list keeps its shape
+            w.at_field("p", where[4], where[1], s.home or s.key)
+        else:
+            w.at(where[3], where[4], where[1])
     else:
         w.at(s.store, s.home or s.key, x)
 

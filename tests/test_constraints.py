@@ -281,3 +281,163 @@ def test_the_constraints_hit_by_a_change_are_those_it_concerns(engine, monkeypat
         if _verdict(checker, engine, after) is None:
             state = after
     assert len(compared) > 50 and min(compared) < len(checker.constraints)
+
+
+LATE = '''
+constraint few_exhausted_late "From Year 3, at most 5 exhausted cards and tiles" {
+  scope: player
+  check: year < 3 or count([s for s in player.court where s.exhausted]) + count([t for t in player.tiles where t.exhausted]) <= 5
+  message: "Too many exhausted."
+}
+'''
+
+
+def test_fields_no_constraint_read_are_not_compared(tmp_path, monkeypatch):
+    """A move applied in place that wrote only fields of records no constraint has read (a
+    card or tile exhausted by a payment: Writes.at_field) costs no comparison, and the
+    snapshot keeps the older values of those fields. A constraint that reads such a field
+    later (here from Year 3 on) makes the check copy every key anew: each move's verdict is
+    still a full evaluation's, refusals included."""
+    from interpreter import constraints
+    (tmp_path / "pack.yaml").write_text("id: late\nname: Late\nversion: 0.1.0\nextends: base_3to5\n")
+    (tmp_path / "late.rules").write_text(LATE)
+    engine = Engine(load_pack(tmp_path))
+    monkeypatch.setattr(constraints, "VERIFY_WRITES", False)
+    skipped, compared = [0], constraints._Snapshot.written
+
+    def written(self, st, watched, wrote, read_fields):
+        got = compared(self, st, watched, wrote, read_fields)
+        skipped[0] += bool(wrote.fields) and got is constraints._UNCHANGED
+        return got
+    monkeypatch.setattr(constraints._Snapshot, "written", written)
+    refused = checked = 0
+    for seed in (3, 4):
+        rng = random.Random(seed)
+        state = engine.new_game(4, seed)
+        for _ in range(600):
+            if engine.is_over(state):
+                break
+            mv = rng.choice(engine.legal_moves(state))
+            before = copy.deepcopy(state)
+            try:
+                after = engine.apply(copy.deepcopy(state), mv, check=False)
+            except IllegalMove:
+                continue
+            full = _verdict(ConstraintChecker(engine.rs.constraints), engine, after)
+            checked += after["year"] >= 3
+            try:
+                engine.apply(state, mv, transactional=False)
+                assert full is None, (mv, full)
+            except IllegalMove as e:
+                assert full is not None and e.reason == full, (mv, e.reason, full)
+                refused += 1
+                state = before
+    assert skipped[0] > 20 and checked > 50, (skipped[0], checked, refused)
+
+
+def test_a_field_read_for_the_first_time_is_copied_anew(tmp_path):
+    """The snapshot keeps older values of fields no constraint read (Snapshot.written): when a
+    constraint reads such a field for the first time, the check copies every key anew, else
+    a later state equal to the stale copy would be taken for one that passed. Here Cortigiano
+    cards exhausted in Year 1 are refreshed (a write of a field nobody read: not copied), a
+    constraint starts reading `exhausted` in Year 3, and exhausting them again must be
+    compared with the refreshed cards, not with the stale copy."""
+    from interpreter.constraints import Writes
+    (tmp_path / "pack.yaml").write_text("id: late\nname: Late\nversion: 0.1.0\nextends: base_3to5\n")
+    (tmp_path / "late.rules").write_text('''
+constraint one_exhausted_late "From Year 3, at most one exhausted Cortigiano card" {
+  scope: player
+  check: year < 3 or count([s for s in player.court where s.exhausted]) <= 1
+  message: "Too many exhausted."
+}
+''')
+    engine = Engine(load_pack(tmp_path))
+    checker = ConstraintChecker(engine.rs.constraints)
+    st = engine.new_game(4, 2)
+    q = st["players"][0]
+    court = st["p"][q]["court"]
+
+    def exhaust(flag):
+        wrote = Writes()
+        for s in court[:2]:
+            s["exhausted"] = flag
+            wrote.at_field("p", "court", q, "exhausted")
+        return wrote
+    exhaust(True)
+    checker.check(engine.runtime(st))       # Year 1: the constraint reads only the Year
+    checker.check(engine.runtime(st), exhaust(False))
+    st["year"] = 3
+    wrote = Writes()
+    wrote.add_top(["year"])
+    checker.check(engine.runtime(st), wrote)        # reads `exhausted` from now on
+    with pytest.raises(vm.Abort, match="Too many exhausted"):
+        checker.check(engine.runtime(st), exhaust(True))
+
+
+def test_a_field_kept_only_once_set_is_a_change_of_its_list():
+    """Setting one field of a side's record is noted as that field alone (Writes.at_field),
+    but not for a field kept only once set (a sparse one: a Cortigiano space's `shaded`),
+    which adds or removes a key of the record: the snapshot counts that as a change of the
+    list, so it is noted as a write of the whole list."""
+    from interpreter import world_store
+    from interpreter.constraints import Writes
+    engine = Engine(load_pack("base_3to5"))
+    st = engine.new_game(4, 2)
+    q = st["players"][0]
+    rt = engine.runtime(st)
+    rt.wrote = Writes()
+    world_store.put(rt, engine.rs.slot("court_space", "exhausted"), f"{q}.court_space0", True)
+    assert rt.wrote.fields == {(q, "court", "exhausted")} and not rt.wrote.side
+    rt.wrote = Writes()
+    world_store.put(rt, engine.rs.slot("court_space", "shaded"), f"{q}.court_space0", True)
+    assert rt.wrote.side == {"court": {q}} and not rt.wrote.fields
+
+
+def test_reads_worked_out_from_the_code():
+    """Every constraint of the base pack has its reads worked out from its code (through the
+    formulas and methods it calls, each with the sides it is given), and is evaluated on the
+    plain state; a constraint that calls a built-in whose reads are not declared
+    (runtime.BUILTIN_READS) has them learnt, watched, as before."""
+    engine = Engine(load_pack("base_3to5"))
+    reads = engine.constraint_checker.reads
+    assert all(r.static for r in reads.values()), [c for c, r in reads.items() if not r.static]
+    assert "agents_total" in reads["max_agents"].own and not reads["max_agents"].other
+    assert "tiles" in reads["one_guild"].own and "court" not in reads["one_guild"].own
+    assert "war_tokens" in reads["war_token_supply"].other        # a game constraint: every side's
+    # the player's own key of each City's Troops (troops(p) as player.troops: c.troops[p])
+    assert "cities" in reads["max_troops"].top and ("cities", "troops") in reads["max_troops"].own
+    assert not reads["max_troops"].other
+    from interpreter.constraints import ConstraintChecker as Checker
+    assert not any(r.static for r in Checker(engine.rs.constraints).reads.values())   # without the ruleset
+
+
+def test_a_builtin_leaving_out_a_read_fails_the_cross_check(tmp_path, monkeypatch):
+    """The safety net of reads worked out from the code: in the test suite (VERIFY_WRITES) each
+    such evaluation is made again on a view that notes its reads, which must all be among
+    them. A built-in that declares fewer reads than it makes (owned() without the Cortigiano
+    cards) is reported as an engine error; one not declared at all makes its constraint's
+    reads learnt instead."""
+    from interpreter import constraints, runtime
+    from interpreter.bots import play_game
+    from rulespec.errors import RulespecError
+    monkeypatch.setattr(constraints, "VERIFY_WRITES", True)
+    owned = runtime.BUILTIN_READS["owned"]
+    short = dict(runtime.BUILTIN_READS, owned=lambda rs, roles, values: [
+        r for r in owned(rs, roles, values) if not r[1].startswith("court")])
+    monkeypatch.setattr(runtime, "BUILTIN_READS", short)
+    with pytest.raises(RulespecError, match="leave out"):
+        play_game(Engine(load_pack("base_3to5")), 4, 1, "random")
+    monkeypatch.setattr(runtime, "BUILTIN_READS", dict(short, owned=owned))
+    (tmp_path / "pack.yaml").write_text("id: loc\nname: Loc\nversion: 0.1.0\nextends: base_3to5\n")
+    (tmp_path / "loc.rules").write_text('''
+constraint placed_somewhere "Every card of a House is somewhere" {
+  scope: player
+  check: all(count(location(c)) >= 0 for c in player.cards)
+  message: "Nowhere."
+}
+''')
+    engine = Engine(load_pack(tmp_path))
+    assert not engine.constraint_checker.reads["placed_somewhere"].static
+    assert engine.constraint_checker.reads["one_guild"].static
+    play_game(engine, 4, 1, "random")
+    assert engine.constraint_checker.reads["placed_somewhere"].own      # learnt while evaluated

@@ -19,6 +19,8 @@ combination; this test checks each shortcut alone, so a fault is named):
   (interpreter/api.py `SHALLOW_TRIES`, constraints.NoWrites);
 - a comprehension over a list of records reading its variable's fields from the record it
   holds rather than by its ref (interpreter/compiler.py `RECORDS_IN_LOOPS`);
+- constraints evaluated on the plain state with their reads worked out from their code
+  (interpreter/constraints.py `STATIC_READS`), rather than watched to learn them;
 - `symbols_owned` and `owned` remembered in a read-only window (interpreter/runtime.py): the
   score pads of every player ask each House's count once, with the totals read outside one;
 - a move whose last try wrote tried on a full copy at once (interpreter/api.py `_deep_tries`).
@@ -31,7 +33,7 @@ import json
 import pytest
 
 from interpreter.api import Engine
-from interpreter import api, compiler, playout_policy, vm, world_store
+from interpreter import api, compiler, constraints, playout_policy, vm, world_store
 from interpreter.bots import RandomBot, play_game
 from interpreter.runtime import Runtime
 from rulespec.pack import load_pack
@@ -90,6 +92,7 @@ _copy_for_every_payment = _set(api, "COPY_ONLY_TO_TRY", False)
 _full_copy_tries = _set(api, "SHALLOW_TRIES", False)
 _no_records_in_loops = _set(compiler, "RECORDS_IN_LOOPS", False)
 _no_filtered_loops = _set(compiler, "FILTERED_LOOPS", False)
+_no_static_reads = _set(constraints, "STATIC_READS", False)
 
 
 def _no_deep_tries(monkeypatch, pack):
@@ -115,10 +118,10 @@ class _Forgetful(dict):
 @pytest.mark.parametrize("without", [_no_inlining, _no_shared_window, _no_adopting, _no_field_cache,
                                      _no_ref_cache, _no_parsed_choices, _no_direct_records,
                                      _copy_for_every_payment, _full_copy_tries, _no_records_in_loops,
-                                     _no_filtered_loops, _no_deep_tries],
+                                     _no_filtered_loops, _no_deep_tries, _no_static_reads],
                          ids=["inlining", "shared-window", "adopting", "field-cache", "ref-cache",
                               "parsed-choices", "direct-records", "copy-only-to-try", "shallow-tries",
-                              "records-in-loops", "filtered-loops", "deep-tries"])
+                              "records-in-loops", "filtered-loops", "deep-tries", "static-reads"])
 def test_the_same_games_without_each_shortcut(monkeypatch, pack, reference, without):
     eng = without(monkeypatch, pack)
     for seed in SEEDS:
