@@ -152,17 +152,15 @@ def test_record_fields_are_read_one_by_one(engine):
     assert cards.targets(players, grown) == [q]
 
 
-def test_in_place_play_is_checked_by_its_writes_with_the_full_verdict(engine, monkeypatch):
-    """A move applied in place to the last state that passed is checked by what it wrote
-    (constraints.Writes): the verdict of every move is a full evaluation's, refusals included,
-    without the test suite's cross-check (VERIFY_WRITES) doing the work."""
-    from interpreter import constraints
-    monkeypatch.setattr(constraints, "VERIFY_WRITES", False)
-    by_writes = refused = 0
-    for seed in (11, 12):
+def _play_with_full_verdicts(engine, seeds, moves: int, each_move) -> int:
+    """Random legal moves applied in place, each move's verdict compared with a full
+    evaluation's on a copy (refusals included: the same reason); each_move(state, after) is
+    called before each in-place apply. How many moves were refused."""
+    refused = 0
+    for seed in seeds:
         rng = random.Random(seed)
         state = engine.new_game(4, seed)
-        for _ in range(300):
+        for _ in range(moves):
             if engine.is_over(state):
                 break
             mv = rng.choice(engine.legal_moves(state))
@@ -172,7 +170,7 @@ def test_in_place_play_is_checked_by_its_writes_with_the_full_verdict(engine, mo
             except IllegalMove:
                 continue
             full = _verdict(ConstraintChecker(engine.rs.constraints), engine, after)
-            by_writes += engine.constraint_checker.passed is not None and engine.constraint_checker.passed[0] is state
+            each_move(state, after)
             try:
                 engine.apply(state, mv, transactional=False)
                 assert full is None, (mv, full)
@@ -180,6 +178,22 @@ def test_in_place_play_is_checked_by_its_writes_with_the_full_verdict(engine, mo
                 assert full is not None and e.reason == full, (mv, e.reason, full)
                 refused += 1
                 state = before          # refused in place: the state is half-changed
+    return refused
+
+
+def test_in_place_play_is_checked_by_its_writes_with_the_full_verdict(engine, monkeypatch):
+    """A move applied in place to the last state that passed is checked by what it wrote
+    (constraints.Writes): the verdict of every move is a full evaluation's, refusals included,
+    without the test suite's cross-check (VERIFY_WRITES) doing the work."""
+    from interpreter import constraints
+    monkeypatch.setattr(constraints, "VERIFY_WRITES", False)
+    by_writes = 0
+
+    def each_move(state, after):
+        nonlocal by_writes
+        passed = engine.constraint_checker.passed
+        by_writes += passed is not None and passed[0] is state
+    refused = _play_with_full_verdicts(engine, (11, 12), 300, each_move)
     assert by_writes > 200 and refused > 0, (by_writes, refused)
 
 
@@ -310,28 +324,12 @@ def test_fields_no_constraint_read_are_not_compared(tmp_path, monkeypatch):
         skipped[0] += bool(wrote.fields) and got is constraints._UNCHANGED
         return got
     monkeypatch.setattr(constraints._Snapshot, "written", written)
-    refused = checked = 0
-    for seed in (3, 4):
-        rng = random.Random(seed)
-        state = engine.new_game(4, seed)
-        for _ in range(600):
-            if engine.is_over(state):
-                break
-            mv = rng.choice(engine.legal_moves(state))
-            before = copy.deepcopy(state)
-            try:
-                after = engine.apply(copy.deepcopy(state), mv, check=False)
-            except IllegalMove:
-                continue
-            full = _verdict(ConstraintChecker(engine.rs.constraints), engine, after)
-            checked += after["year"] >= 3
-            try:
-                engine.apply(state, mv, transactional=False)
-                assert full is None, (mv, full)
-            except IllegalMove as e:
-                assert full is not None and e.reason == full, (mv, e.reason, full)
-                refused += 1
-                state = before
+    checked = 0
+
+    def each_move(state, after):
+        nonlocal checked
+        checked += after["year"] >= 3
+    refused = _play_with_full_verdicts(engine, (3, 4), 600, each_move)
     assert skipped[0] > 20 and checked > 50, (skipped[0], checked, refused)
 
 
