@@ -43,10 +43,9 @@ class PlayoutPolicy:
         self.heuristics = [(rs.fn(d, "value"), float(rs.static(d, "weight", 1) or 0), d)
                            for d in engine.pack.of_kind("heuristic")]
         self._by_prompt: dict = {}          # prompt -> _file's (hints, static, move prefixes)
-        self._static_weights: dict = {}     # (prompt, moves) -> (weights,) for those prompts
-        # (prompt, moves) -> None (all alike) or (cumulative weights, their total, len - 1): what
-        # random.choices works out from the weights, for prompts whose hints have no `when`
-        self._static_draws: dict = {}
+        # (prompt, moves) -> (their weights or None, _cumulative's draw of them), for prompts whose
+        # hints have no `when`: the same for these moves whatever the state (_static)
+        self._static_moves: dict = {}
 
     @classmethod
     def for_engine(cls, engine) -> "PlayoutPolicy":
@@ -64,14 +63,21 @@ class PlayoutPolicy:
         if not filed[0]:
             return None
         if filed[1]:    # no condition on the state: the weights of these moves are always the same
-            key = (prompt, tuple(moves))
-            got = self._static_weights.get(key)
-            if got is None:
-                if len(self._static_weights) > 20_000:
-                    self._static_weights.clear()
-                got = self._static_weights[key] = self._weights(filed, pending, moves, None)
-            return None if got[0] is None else list(got[0])      # a copy: the caller's own
+            weights = self._static(filed, prompt, pending, moves)[0]
+            return None if weights is None else list(weights)      # a copy: the caller's own
         return self._weights(filed, pending, moves, state)[0]
+
+    def _static(self, filed, prompt, pending, moves) -> tuple:
+        """(the weights of `moves` or None, their draw: _cumulative) for a prompt whose hints have
+        no `when`, worked out once per prompt and moves."""
+        key = (prompt, tuple(moves))
+        got = self._static_moves.get(key)
+        if got is None:
+            if len(self._static_moves) > 20_000:
+                self._static_moves.clear()
+            weights = self._weights(filed, pending, moves, None)[0]
+            got = self._static_moves[key] = (weights, _cumulative(weights))
+        return got
 
     def _file(self, prompt: str) -> tuple:
         """(the hints of the decisions with this prompt, whether none has a `when`, the move
@@ -90,16 +96,9 @@ class PlayoutPolicy:
         if not filed[0]:
             return moves[rng.randrange(len(moves))]
         if filed[1]:
-            key = (prompt, tuple(moves))
-            draw = self._static_draws.get(key, False)
-            if draw is False:
-                if len(self._static_draws) > 20_000:
-                    self._static_draws.clear()
-                weights = self._weights(filed, pending, moves, None)[0]
-                draw = _cumulative(weights)
-                if weights is not None and draw is None:       # random.choices refuses them: it says why
-                    return rng.choices(moves, weights)[0]
-                self._static_draws[key] = draw
+            weights, draw = self._static(filed, prompt, pending, moves)
+            if weights is not None and draw is None:       # random.choices refuses them: it says why
+                return rng.choices(moves, weights)[0]
             if draw is None:
                 return moves[rng.randrange(len(moves))]
             cum, total, hi = draw
@@ -188,9 +187,9 @@ def _parsed(pending) -> dict:
     out: dict = {}
     if pending.get("kind") == "choose":
         for v in pending["options"]:
-            move = f"choose {v}" if v.__class__ is not list else f"choose {_fmt(v)}"     # (as _candidates)
-            if move not in out and (v.__class__ is int or " ".join(move.split()) == move):
-                out[move] = ("choose", v)       # _parse reads a move's words, spaces collapsed
+            move = f"choose {_fmt(v)}"
+            if " ".join(move.split()) == move:      # _parse reads a move's words, spaces collapsed
+                out.setdefault(move, ("choose", v))
         if pending.get("can_stop"):
             out.setdefault("done", ("choose", None))
     return out
