@@ -258,37 +258,36 @@ class Engine:
         deep = self._deep_tries
         if SHALLOW_TRIES and (site is None or site not in deep):
             try:
-                ok = self._try_on(tried, tried.shallow(), move, NoWrites)
+                ok = self._try_on(tried, tried.shallow(), move, NoWrites) is not None
             except Shared:
                 if site is not None:
                     if len(deep) > 10_000:      # (bounded: the moves are the pack's, but ids may be many)
                         deep.clear()
                     deep.add(site)
         if ok is None:
-            ok, wrote = self._try_on(tried, tried.full(), move, Writes), self._wrote
-            if site is not None and wrote is not None and not wrote.top and not wrote.side:
+            wrote = self._try_on(tried, tried.full(), move, Writes)
+            ok = wrote is not None
+            if site is not None and ok and wrote is not _UNKNOWN and not wrote.top and not wrote.side:
                 deep.discard(site)
         if before is not None and state != before:
             raise AssertionError(f"trying '{move}' changed the state it was tried on: a write made before "
                                  "it was noted (constraints.NoWrites)")
         return ok
 
-    def _try_on(self, tried: "_Tried", st: dict, move, writes) -> bool:
-        """The try itself (self._wrote: what it wrote when it was not refused, None: unknown)."""
+    def _try_on(self, tried: "_Tried", st: dict, move, writes):
+        """The try itself: what the move wrote (_UNKNOWN when it cannot say), None when refused."""
         events, wrote = [], []
         self._checked = (st, st["vm"]["pending"])       # a copy of the state legal_moves checked
         self._new_writes = writes
-        self._wrote = None
         try:
             self.apply(st, move, check=False, events=events, transactional=False, wrote=wrote)
         except IllegalMove:
-            return False
+            return None
         finally:
             self._new_writes = Writes
-        self._wrote = wrote[0]
         if self._tried is tried:
             tried.after[move] = (st, events, wrote[0])
-        return True
+        return _UNKNOWN if wrote[0] is None else wrote[0]
 
     def _adopt(self, state, move):
         """The Runtime of the state `move` leads to when legal_moves has just tried it on this
@@ -489,6 +488,9 @@ def _at(state, seen) -> bool:
         return False
     vm = state.get("vm")
     return type(vm) is dict and vm.get("pending") is seen[1]
+
+
+_UNKNOWN = object()     # what _try_on says a legal move wrote when its writes are unknown
 
 
 def _site(state, move):
