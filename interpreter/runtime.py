@@ -172,6 +172,16 @@ class Runtime(BoardMixin, FightMixin):
         if self.wrote is not None:
             self.wrote.at(store, key, who)
 
+    def wrote_field(self, store: str, key: str, who, field: str, kept: bool = True):
+        """Note a write of one field of records (constraints.Writes.at_field), for primitives:
+        kept, the field was there before, so the records keep their keys; else a write under
+        the key itself (wrote_at)."""
+        if self.wrote is not None:
+            if kept:
+                self.wrote.at_field(store, key, who, field)
+            else:
+                self.wrote.at(store, key, who)
+
     def writes_unknown(self):
         """Before a write the primitive cannot name (a roll, a record value): the move's writes
         become unknown (a try on a shallow copy stops here: constraints.NoWrites)."""
@@ -994,8 +1004,7 @@ class Runtime(BoardMixin, FightMixin):
             k = source.split(".", 1)[1]
             if rec is None:
                 raise Abort("the marker is on no record to tap")
-            if self.wrote is not None:
-                self.wrote.at_field("p", self.rs.marked_list, p, "used")
+            self.wrote_field("p", self.rs.marked_list, p, "used")
             rec["used"][k] = symbol
             sym = (self.item(rec[k]).get("bottom", {}) if k != "printed"
                    else self.rs.printed_symbols(p, self.rs.marked_record, pl["marker"]))
@@ -1004,19 +1013,13 @@ class Runtime(BoardMixin, FightMixin):
             kind, _, a = held
             store = self.rs.world.kinds[kind].store
             rec = self.state[store][a]
-            if self.wrote is not None:
-                if "used" in rec:       # a field there before: the record keeps its keys
-                    self.wrote.at_field(store, "", a, "used")
-                else:
-                    self.wrote.at(store, "used", a)
+            self.wrote_field(store, "", a, "used", kept="used" in rec)
             rec["used"] = True
             n = self.rs.bonuses[kind][a][0].get(symbol, 0)
         else:
             n = 0
-            w = self.wrote
-            if w is not None:
-                w.at_field("p", "court", p, "exhausted")
-                w.at_field("p", "tiles", p, "exhausted")
+            self.wrote_field("p", "court", p, "exhausted")
+            self.wrote_field("p", "tiles", p, "exhausted")
             for s in pl["court"]:
                 if s["card"] == source and not s["exhausted"]:
                     s["exhausted"] = True

@@ -386,8 +386,8 @@ def set_entry(rt, x, name, value, span=None):
     if got is None:
         raise Abort(f"{x} is not in a place that keeps '{name}'", span)
     where = got[2]
-    if got[3] and where and where[0] == "p" and got[1] in got[0] and rt.wrote is not None:
-        rt.wrote.at_field("p", where[1], where[2], got[1])      # one field of a side's records
+    if got[3] and where and where[0] == "p":        # one field of a side's records
+        rt.wrote_field("p", where[1], where[2], got[1], kept=got[1] in got[0])
     else:
         _wrote(rt, where)
     got[0][got[1]] = bool(value) if isinstance(got[0].get(got[1]), bool) else value
