@@ -621,7 +621,8 @@ class Ruleset:
             self.formulas[d.id] = {"params": [(p.name, self.comp.expr(p.default, {})[0] if p.default is not None else None)
                                               for p in d.params],
                                    "names": tuple(p.name for p in d.params),
-                                   "value": self.fn(d, "value", default=_const(None))}
+                                   "value": self.fn(d, "value", default=_const(None)),
+                                   "span": d.span}      # (rulespec profile names it)
         self.formula_reads[d.id] = reads
 
     def _k_die(self, d):

@@ -563,6 +563,16 @@ def cmd_bench(args) -> int:
         print(json.dumps(result, indent=2) if args.json else bench.text(result))
     return 0
 
+def cmd_profile(args) -> int:
+    """Where a playout's time goes, by the pack's own rules (rulespec/rule_profile.py)."""
+    from . import rule_profile
+    from .pack import load_pack
+    pack = load_pack(args.pack, _search_path(args))
+    prof = rule_profile.profile(pack, args.players, list(range(args.seed, args.seed + args.games)), args.bots)
+    s = rule_profile.summary(prof, args.top)
+    print(json.dumps(s, indent=2) if args.json else rule_profile.text(s, str(pack.root)))
+    return 0
+
 # ------------------------------------------------------------------ simulate / compare
 def cmd_simulate(args) -> int:
     """Many bots' games of a pack: summary, report.json and plots, balance checks (rulespec/simcommands.py)."""
@@ -730,6 +740,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --against: also count the machine instructions each side's games take (valgrind; "
                         "about fifty times slower, but the same on a busy machine)")
     b.set_defaults(func=cmd_bench)
+
+    pr = sub.add_parser("profile", parents=[common], help="where a playout's time goes, by the pack's own rules: "
+                                                         "the phases of a decision, the costliest formulas, statements "
+                                                         "and constraints, each at its file:line")
+    _pack_argument(pr)
+    pr.add_argument("--players", type=_count(1), metavar="N",
+                    help="how many players (default: 4, or the pack's smallest count when it is not played by 4)")
+    pr.add_argument("--games", type=_count(1), default=3, metavar="N", help="how many games to play (default: %(default)s)")
+    pr.add_argument("--seed", type=_seed, default=0, help="the first game's seed, then seed+1... (default: %(default)s)")
+    pr.add_argument("--bots", type=_bot_spec, default="random", help="who plays every seat, as for bench (default: random)")
+    pr.add_argument("--top", type=_count(1), default=15, metavar="K", help="rows per table (default: %(default)s)")
+    pr.add_argument("--json", action="store_true", help="print the figures as JSON")
+    pr.set_defaults(func=cmd_profile)
 
     g = sub.add_parser("golden", parents=[common], help="check the golden corpus of stored games (per-game diff; exit 1 if any differs)")
     g.add_argument("--update", action="store_true", help="rewrite golden.json and the stored log (read the diff it prints)")

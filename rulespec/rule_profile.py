@@ -1,0 +1,222 @@
+"""Where a playout's time goes, by the pack's own rules: `rulespec profile`.
+
+A designer whose variant plays slowly needs the rule to blame (a formula, a statement, a
+constraint, each at its file:line), not a Python function: cProfile names the engine's
+functions, whose costs are spread over every rule. This plays bot games with the engine's
+entry points timed for the span of the run (and put back after, even on an error):
+  - the phases of a decision: working out the legal moves, the bot's choice, the rules' run
+    (apply), the constraint check after each move;
+  - each formula (`Runtime.formula`: a formula computed, not one served from the read-only
+    window's memo), each statement the VM runs, each constraint's check, by their own time:
+    what they took but for the formulas and statements they ran inside them. A small formula
+    the compiler writes into its callers (interpreter/compiler.py `_inline`) is no call of its
+    own: its time is its callers'.
+The games are the ones `rulespec bench` plays with the same seeds and bots (the timing changes
+no decision), but slower: the shares are of the timed run (the clock itself costs about a
+tenth), so they rank the rules and split the phases; `rulespec bench` gives the rates.
+"""
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from contextlib import contextmanager
+
+_clock = time.perf_counter_ns
+LEGAL, APPLY, CHECK = "legal moves", "rules' run (apply)", "constraint check"
+
+
+class _Stack:
+    """Own time: each timed call's time less that of the timed calls inside it."""
+
+    def __init__(self):
+        self.inner = [0]
+
+    def enter(self) -> int:
+        self.inner.append(0)
+        return _clock()
+
+    def leave(self, t0: int) -> tuple:
+        """(the call's time, its own time)."""
+        took = _clock() - t0
+        inner = self.inner.pop()
+        self.inner[-1] += took
+        return took, took - inner
+
+
+class RuleProfile:
+    """The figures of one profiled run: nanoseconds and counts, keyed by what the pack names."""
+
+    def __init__(self):
+        self.phases = defaultdict(int)          # phase -> ns (the outermost phase only)
+        self.formulas = defaultdict(lambda: [0, 0])     # name -> [computed, own ns]
+        self.statements = defaultdict(lambda: [0, 0])   # (span, what) -> [runs, own ns]
+        self.constraints = defaultdict(lambda: [0, 0])  # id -> [evaluations, ns]
+        self.decisions = 0
+        self.games = 0
+        self.total_ns = 0
+        self.cpu_s = 0.0
+        self.spans = {}         # formula name or constraint id -> its declaration's span
+        self.moves_sha256 = []  # per game, as `rulespec bench` reports them: the same games
+
+
+@contextmanager
+def timed(engine, prof: RuleProfile):
+    """The engine's entry points timed into `prof` while inside; put back on the way out."""
+    from interpreter import compiler as C
+    from interpreter import runtime as R
+    from interpreter import vm
+    stack = _Stack()
+    phase = [None]
+    saved_exec = list(vm._EXEC)
+    saved_formula = R.Runtime.formula
+    checker = engine.constraint_checker
+    saved_checks = [(c, c["check"]) for c in checker.constraints]
+
+    def timed_phase(name, f):
+        def run_phase(*a, **kw):
+            if phase[0] is not None:        # inside another phase (legal_moves trying a move)
+                return f(*a, **kw)
+            phase[0], t0 = name, _clock()
+            try:
+                return f(*a, **kw)
+            finally:
+                prof.phases[name] += _clock() - t0
+                phase[0] = None
+        return run_phase
+
+    def formula(rt, name, args, kwargs, env):
+        t0 = stack.enter()
+        try:
+            return saved_formula(rt, name, args, kwargs, env)
+        finally:
+            rec = prof.formulas[name]
+            rec[0] += 1
+            rec[1] += stack.leave(t0)[1]
+
+    def timed_statement(op, run):
+        what = C.OPNAMES[op]
+
+        def statement(rt, fr, ins, returned):
+            t0 = stack.enter()
+            try:
+                return run(rt, fr, ins, returned)
+            finally:
+                rec = prof.statements[(ins[1], f"call {ins[2]}" if op == C.CALL else what)]
+                rec[0] += 1
+                rec[1] += stack.leave(t0)[1]
+        return statement
+
+    def timed_check(cid, check):
+        def evaluate(rt, env):
+            t0 = stack.enter()
+            try:
+                return check(rt, env)
+            finally:
+                rec = prof.constraints[cid]
+                rec[0] += 1
+                rec[1] += stack.leave(t0)[0]     # with the formulas it read
+        return evaluate
+
+    def timed_check_phase(f):
+        """The constraint check after a move the rules' run applied (the report takes it out
+        of that phase); a check inside legal_moves' tries stays in legal moves."""
+        def check(*a, **kw):
+            if phase[0] != APPLY:
+                return f(*a, **kw)
+            t0 = _clock()
+            try:
+                return f(*a, **kw)
+            finally:
+                prof.phases[CHECK] += _clock() - t0
+        return check
+
+    engine.legal_moves = timed_phase(LEGAL, engine.legal_moves)
+    engine.apply = timed_phase(APPLY, engine.apply)
+    checker.check = timed_check_phase(checker.check)
+    R.Runtime.formula = formula
+    vm._EXEC[:] = [timed_statement(op, run) for op, run in enumerate(saved_exec)]
+    for c, check in saved_checks:
+        c["check"] = timed_check(c["id"], check)
+    try:
+        yield prof
+    finally:
+        for name in ("legal_moves", "apply"):
+            engine.__dict__.pop(name, None)
+        checker.__dict__.pop("check", None)
+        R.Runtime.formula = saved_formula
+        vm._EXEC[:] = saved_exec
+        for c, check in saved_checks:
+            c["check"] = check
+
+
+def profile(pack, players, seeds, bot: str = "random") -> RuleProfile:
+    """Play the games of `seeds` with the engine timed; the figures."""
+    from interpreter.api import Engine
+    from interpreter.bots import play_game
+    engine = Engine(pack)
+    prof = RuleProfile()
+    from .bench_worker import moves_sha256
+    prof.spans = {name: f.get("span") for name, f in engine.rs.formulas.items()}
+    prof.spans.update((c["id"], c["decl"].span) for c in engine.constraint_checker.constraints)
+    players = players or (4 if 4 in pack.players or not pack.players else min(pack.players))
+    prof.players = players
+    c0 = time.process_time()
+    with timed(engine, prof):
+        for seed in seeds:
+            t0 = _clock()
+            _, moves = play_game(engine, players, seed, bot)
+            prof.total_ns += _clock() - t0
+            prof.decisions += len(moves)
+            prof.moves_sha256.append(moves_sha256(moves))
+            prof.games += 1
+    prof.cpu_s = time.process_time() - c0
+    return prof
+
+
+def summary(prof: RuleProfile, top: int = 15) -> dict:
+    """The figures as plain data (`--json`): shares of the timed run, per decision counts."""
+    total = prof.total_ns or 1
+    per = prof.decisions or 1
+    check = prof.phases.get(CHECK, 0)
+    phases = {LEGAL: prof.phases.get(LEGAL, 0), APPLY: prof.phases.get(APPLY, 0) - check, CHECK: check}
+    phases["bot and game loop"] = max(0, total - sum(phases.values()))
+
+    def rows(items, where):
+        out = []
+        for key, (n, ns) in sorted(items, key=lambda kv: -kv[1][1])[:top]:
+            out.append({**where(key), "share": ns / total, "per_decision": n / per, "us_each": ns / n / 1000 if n else 0})
+        return out
+
+    def at(span):
+        return str(span) if span is not None else ""
+    return {
+        "games": prof.games, "players": getattr(prof, "players", None), "decisions": prof.decisions,
+        "cpu_s": prof.cpu_s, "moves_sha256": prof.moves_sha256,
+        "phases": {k: v / total for k, v in phases.items()},
+        "formulas": rows(prof.formulas.items(), lambda k: {"formula": k, "at": at(prof.spans.get(k))}),
+        "statements": rows(prof.statements.items(), lambda k: {"statement": k[1], "at": at(k[0])}),
+        "constraints": rows(prof.constraints.items(), lambda k: {"constraint": k, "at": at(prof.spans.get(k))}),
+        "formulas_share": sum(ns for _, ns in prof.formulas.values()) / total,
+        "statements_share": sum(ns for _, ns in prof.statements.values()) / total,
+        "constraints_share": sum(ns for _, ns in prof.constraints.values()) / total,
+    }
+
+
+def text(s: dict, root: str = "") -> str:
+    """The summary as the terminal report; `root`: the folder whose files are named relative to it."""
+    def where(at):
+        return at[len(root):].lstrip("/") if root and at.startswith(root) else at
+    lines = [f"{s['games']} games, {s['players']} players, {s['decisions']:,} decisions, {s['cpu_s']:.2f} s CPU "
+             f"(timed: slower than `rulespec bench`; the shares are of this run)", "", "phases of a decision:"]
+    for name, share in s["phases"].items():
+        lines.append(f"  {share:6.1%}  {name}")
+    for title, key, name, share in (("formulas (own time, computed: memo hits are free)", "formulas", "formula",
+                                     "formulas_share"),
+                                    ("statements (own time, their formulas apart)", "statements", "statement",
+                                     "statements_share"),
+                                    ("constraints (their check, with the formulas it computed)", "constraints", "constraint", "constraints_share")):
+        lines += ["", f"{title}: {s[share]:.1%} in all"]
+        for r in s[key]:
+            lines.append(f"  {r['share']:6.1%}  {r['per_decision']:7.3f}/decision  {r['us_each']:7.1f} us  "
+                         f"{r[name]}" + (f"  {where(r['at'])}" if r.get("at") else ""))
+    return "\n".join(lines)

@@ -1,0 +1,80 @@
+"""`rulespec profile`: where a playout's time goes, named by the pack's own rules.
+
+The report must blame the right rule (a costly formula and constraint an overlay adds come
+first, at their file:line), leave the games as they are, and put the engine back as it was."""
+import json
+
+import pytest
+
+from interpreter import runtime, vm
+from interpreter.api import Engine
+from interpreter.bots import play_game
+from rulespec import rule_profile
+from rulespec.bench_worker import moves_sha256
+from rulespec.cli import main
+from rulespec.pack import load_pack
+
+# a formula that walks 3,000 numbers each time a player's cards change, read by a constraint
+# (called by keyword, so that the compiler does not write it into its caller: compiler._inline)
+SLOW = '''
+formula slow_count(p: side) "Deliberately slow" {
+  value: count([x for x in range(1, 3000) where x > 0]) + count(p.cards)
+}
+constraint slow_limit "A check that costs" {
+  scope: player
+  check: slow_count(p: player) >= 0
+  message: "never"
+}
+'''
+
+
+@pytest.fixture(scope="module")
+def slow_pack(tmp_path_factory):
+    root = tmp_path_factory.mktemp("slow")
+    (root / "pack.yaml").write_text("id: slow\nname: Slow\nversion: 0.1.0\nextends: base_3to5\n")
+    (root / "slow.rules").write_text(SLOW)
+    return load_pack(root)
+
+
+def test_the_costly_rules_of_an_overlay_come_first(slow_pack):
+    s = rule_profile.summary(rule_profile.profile(slow_pack, 3, [1]), top=5)
+    top_formula, top_constraint = s["formulas"][0], s["constraints"][0]
+    assert top_formula["formula"] == "slow_count" and top_formula["at"].endswith("slow.rules:2:1")
+    assert top_constraint["constraint"] == "slow_limit" and top_constraint["at"].endswith("slow.rules:5:1")
+    # the constraint's time holds its formula's (it is the formula's only reader)
+    assert top_constraint["share"] >= top_formula["share"] > 0.03
+    assert s["phases"]["constraint check"] > 0.1
+    assert 0.99 < sum(s["phases"].values()) < 1.01
+    assert all(r["statement"] and ".rules:" in r["at"] for r in s["statements"])
+
+
+def test_the_games_are_the_untimed_ones_and_the_engine_is_put_back():
+    pack = load_pack("base_3to5")
+    formula, execs = runtime.Runtime.formula, list(vm._EXEC)
+    prof = rule_profile.profile(pack, 3, [4, 5])
+    assert runtime.Runtime.formula is formula and vm._EXEC == execs
+    engine = Engine(pack)
+    assert prof.moves_sha256 == [moves_sha256(play_game(engine, 3, seed)[1]) for seed in (4, 5)]
+    assert prof.decisions > 500 and prof.games == 2
+    assert {"cards", "troops"} <= set(prof.formulas)
+
+
+def test_an_error_in_the_run_puts_the_engine_back():
+    engine = Engine(load_pack("base_3to5"))
+    formula, execs = runtime.Runtime.formula, list(vm._EXEC)
+    with pytest.raises(ZeroDivisionError):
+        with rule_profile.timed(engine, rule_profile.RuleProfile()):
+            1 / 0
+    assert runtime.Runtime.formula is formula and vm._EXEC == execs
+    assert "apply" not in engine.__dict__ and "check" not in engine.constraint_checker.__dict__
+    assert all(not getattr(c["check"], "__name__", "") == "evaluate" for c in engine.constraint_checker.constraints)
+
+
+def test_cli_json(capsys):
+    assert main(["profile", "base_3to5", "--players", "3", "--games", "1", "--seed", "2", "--top", "4", "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["games"] == 1 and s["players"] == 3 and len(s["moves_sha256"]) == 1
+    assert len(s["formulas"]) == 4 and set(s["phases"]) == {"legal moves", "rules' run (apply)", "constraint check",
+                                                            "bot and game loop"}
+    shares = [r["share"] for r in s["statements"]]
+    assert shares == sorted(shares, reverse=True) and shares[0] > 0
