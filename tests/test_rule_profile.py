@@ -48,17 +48,6 @@ def test_the_costly_rules_of_an_overlay_come_first(slow_pack):
     assert all(r["statement"] and ".rules:" in r["at"] for r in s["statements"])
 
 
-def test_the_games_are_the_untimed_ones_and_the_engine_is_put_back():
-    pack = load_pack("base_3to5")
-    formula, execs = runtime.Runtime.formula, list(vm._EXEC)
-    prof = rule_profile.profile(pack, 3, [4, 5])
-    assert runtime.Runtime.formula is formula and vm._EXEC == execs
-    engine = Engine(pack)
-    assert prof.moves_sha256 == [moves_sha256(play_game(engine, 3, seed)[1]) for seed in (4, 5)]
-    assert prof.decisions > 500 and prof.games == 2
-    assert {"cards", "troops"} <= set(prof.formulas)
-
-
 def test_an_error_in_the_run_puts_the_engine_back():
     engine = Engine(load_pack("base_3to5"))
     formula, execs = runtime.Runtime.formula, list(vm._EXEC)
@@ -70,10 +59,14 @@ def test_an_error_in_the_run_puts_the_engine_back():
     assert all(not getattr(c["check"], "__name__", "") == "evaluate" for c in engine.constraint_checker.constraints)
 
 
-def test_cli_json(capsys):
+def test_cli_json_plays_the_untimed_game_and_puts_the_engine_back(capsys):
+    formula, execs = runtime.Runtime.formula, list(vm._EXEC)
     assert main(["profile", "base_3to5", "--players", "3", "--games", "1", "--seed", "2", "--top", "4", "--json"]) == 0
+    assert runtime.Runtime.formula is formula and vm._EXEC == execs
     s = json.loads(capsys.readouterr().out)
-    assert s["games"] == 1 and s["players"] == 3 and len(s["moves_sha256"]) == 1
+    assert s["games"] == 1 and s["players"] == 3
+    assert s["moves_sha256"] == [moves_sha256(play_game(Engine(load_pack("base_3to5")), 3, 2)[1])]
+    assert s["decisions"] > 500 and all(".rules:" in r["at"] and r["per_decision"] > 0 for r in s["formulas"])
     assert len(s["formulas"]) == 4 and set(s["phases"]) == {"legal moves", "rules' run (apply)", "constraint check",
                                                             "bot and game loop"}
     shares = [r["share"] for r in s["statements"]]
