@@ -8,7 +8,8 @@ entry points timed for the span of the run (and put back after, even on an error
     (apply), the constraint check after each move;
   - each formula (`Runtime.formula`: a formula computed, not one served from the read-only
     window's memo), each statement the VM runs, each constraint's check, by their own time:
-    what they took but for the formulas and statements they ran inside them. A small formula
+    what they took but for the formulas and statements they ran inside them; each constraint's
+    check and each playout hint's `when` (the random bot's weights) with the formulas they ran. A small formula
     the compiler writes into its callers (interpreter/compiler.py `_inline`) is no call of its
     own: its time is its callers'.
 The games are the ones `rulespec bench` plays with the same seeds and bots (the timing changes
@@ -51,6 +52,7 @@ class RuleProfile:
         self.formulas = defaultdict(lambda: [0, 0])     # name -> [computed, own ns]
         self.statements = defaultdict(lambda: [0, 0])   # (span, what) -> [runs, own ns]
         self.constraints = defaultdict(lambda: [0, 0])  # id -> [evaluations, ns]
+        self.hints = defaultdict(lambda: [0, 0])        # playout_hint id -> [`when` asked, ns]
         self.decisions = 0
         self.games = 0
         self.total_ns = 0
@@ -71,6 +73,9 @@ def timed(engine, prof: RuleProfile):
     saved_formula = R.Runtime.formula
     checker = engine.constraint_checker
     saved_checks = [(c, c["check"]) for c in checker.constraints]
+    from interpreter.playout_policy import PlayoutPolicy
+    policy = PlayoutPolicy.for_engine(engine)
+    saved_hints = policy.hints
 
     def timed_phase(name, f):
         def run_phase(*a, **kw):
@@ -106,15 +111,16 @@ def timed(engine, prof: RuleProfile):
                 rec[1] += stack.leave(t0)[1]
         return statement
 
-    def timed_check(cid, check):
+    def timed_check(into, key, check):
+        """A constraint's check or a hint's `when`, with the formulas it computed."""
         def evaluate(rt, env):
             t0 = stack.enter()
             try:
                 return check(rt, env)
             finally:
-                rec = prof.constraints[cid]
+                rec = into[key]
                 rec[0] += 1
-                rec[1] += stack.leave(t0)[0]     # with the formulas it read
+                rec[1] += stack.leave(t0)[0]
         return evaluate
 
     def timed_check_phase(f):
@@ -136,7 +142,12 @@ def timed(engine, prof: RuleProfile):
     R.Runtime.formula = formula
     vm._EXEC[:] = [timed_statement(op, run) for op, run in enumerate(saved_exec)]
     for c, check in saved_checks:
-        c["check"] = timed_check(c["id"], check)
+        c["check"] = timed_check(prof.constraints, c["id"], check)
+    # the policy files its hints by prompt (_by_prompt): filed anew with the timed ones, and
+    # again with the saved ones after
+    policy.hints = [(p, m, w, when if when is None else timed_check(prof.hints, d.id, when), d)
+                    for p, m, w, when, d in saved_hints]
+    policy._by_prompt.clear()
     try:
         yield prof
     finally:
@@ -147,6 +158,8 @@ def timed(engine, prof: RuleProfile):
         vm._EXEC[:] = saved_exec
         for c, check in saved_checks:
             c["check"] = check
+        policy.hints = saved_hints
+        policy._by_prompt.clear()
 
 
 def profile(pack, players, seeds, bot: str = "random") -> RuleProfile:
@@ -158,6 +171,7 @@ def profile(pack, players, seeds, bot: str = "random") -> RuleProfile:
     from .bench_worker import moves_sha256
     prof.spans = {name: f.get("span") for name, f in engine.rs.formulas.items()}
     prof.spans.update((c["id"], c["decl"].span) for c in engine.constraint_checker.constraints)
+    prof.spans.update((d.id, d.span) for d in pack.of_kind("playout_hint"))
     players = players or (4 if 4 in pack.players or not pack.players else min(pack.players))
     prof.players = players
     c0 = time.process_time()
@@ -196,9 +210,11 @@ def summary(prof: RuleProfile, top: int = 15) -> dict:
         "formulas": rows(prof.formulas.items(), lambda k: {"formula": k, "at": at(prof.spans.get(k))}),
         "statements": rows(prof.statements.items(), lambda k: {"statement": k[1], "at": at(k[0])}),
         "constraints": rows(prof.constraints.items(), lambda k: {"constraint": k, "at": at(prof.spans.get(k))}),
+        "hints": rows(prof.hints.items(), lambda k: {"hint": k, "at": at(prof.spans.get(k))}),
         "formulas_share": sum(ns for _, ns in prof.formulas.values()) / total,
         "statements_share": sum(ns for _, ns in prof.statements.values()) / total,
         "constraints_share": sum(ns for _, ns in prof.constraints.values()) / total,
+        "hints_share": sum(ns for _, ns in prof.hints.values()) / total,
     }
 
 
@@ -214,7 +230,10 @@ def text(s: dict, root: str = "") -> str:
                                      "formulas_share"),
                                     ("statements (own time, their formulas apart)", "statements", "statement",
                                      "statements_share"),
-                                    ("constraints (their check, with the formulas it computed)", "constraints", "constraint", "constraints_share")):
+                                    ("constraints (their check, with the formulas it computed)", "constraints", "constraint",
+                                     "constraints_share"),
+                                    ("playout hints (their `when`, with the formulas it computed: the bot's)", "hints",
+                                     "hint", "hints_share")):
         lines += ["", f"{title}: {s[share]:.1%} in all"]
         for r in s[key]:
             lines.append(f"  {r['share']:6.1%}  {r['per_decision']:7.3f}/decision  {r['us_each']:7.1f} us  "

@@ -9,6 +9,7 @@ import pytest
 from interpreter import runtime, vm
 from interpreter.api import Engine
 from interpreter.bots import play_game
+from interpreter.playout_policy import PlayoutPolicy
 from rulespec import rule_profile
 from rulespec.bench_worker import moves_sha256
 from rulespec.cli import main
@@ -51,11 +52,13 @@ def test_the_costly_rules_of_an_overlay_come_first(slow_pack):
 def test_an_error_in_the_run_puts_the_engine_back():
     engine = Engine(load_pack("base_3to5"))
     formula, execs = runtime.Runtime.formula, list(vm._EXEC)
+    hints = PlayoutPolicy.for_engine(engine).hints
     with pytest.raises(ZeroDivisionError):
         with rule_profile.timed(engine, rule_profile.RuleProfile()):
             1 / 0
     assert runtime.Runtime.formula is formula and vm._EXEC == execs
     assert "apply" not in engine.__dict__ and "check" not in engine.constraint_checker.__dict__
+    assert PlayoutPolicy.for_engine(engine).hints is hints
     assert all(not getattr(c["check"], "__name__", "") == "evaluate" for c in engine.constraint_checker.constraints)
 
 
@@ -66,7 +69,10 @@ def test_cli_json_plays_the_untimed_game_and_puts_the_engine_back(capsys):
     s = json.loads(capsys.readouterr().out)
     assert s["games"] == 1 and s["players"] == 3
     assert s["moves_sha256"] == [moves_sha256(play_game(Engine(load_pack("base_3to5")), 3, 2)[1])]
-    assert s["decisions"] > 500 and all(".rules:" in r["at"] and r["per_decision"] > 0 for r in s["formulas"])
+    assert s["decisions"] > 500
+    for rows in s["formulas"], s["constraints"], s["hints"]:
+        assert rows and all(".rules:" in r["at"] and r["per_decision"] > 0 for r in rows)
+    assert {r["hint"] for r in s["hints"]} <= {d.id for d in load_pack("base_3to5").of_kind("playout_hint")}
     assert len(s["formulas"]) == 4 and set(s["phases"]) == {"legal moves", "rules' run (apply)", "constraint check",
                                                             "bot and game loop"}
     shares = [r["share"] for r in s["statements"]]
