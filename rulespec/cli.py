@@ -637,6 +637,17 @@ def _pack_argument(parser):
                         help="the same as the positional PACK (kept for older scripts)")
 
 
+def _measured_games_arguments(parser, games: int):
+    """The pack and the games of `bench` and `profile`, which measure the same games."""
+    _pack_argument(parser)
+    parser.add_argument("--players", type=_count(1), metavar="N",
+                        help="how many players (default: 4, or the pack's smallest count when it is not played by 4)")
+    parser.add_argument("--games", type=_count(1), default=games, metavar="N",
+                        help="how many games to play (default: %(default)s)")
+    parser.add_argument("--seed", type=_seed, default=0, help="the first game's seed, then seed+1... (default: %(default)s)")
+    parser.add_argument("--bots", type=_bot_spec, default="random", help=BOTS_OPTION_HELP)
+
+
 def _one_pack(args):
     """The pack of a command given the positional PACK or --pack (not two different ones)."""
     if not hasattr(args, "pack_option"):
@@ -725,12 +736,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", parents=[common], help="measure playout speed in CPU time (decisions/s, games/s), "
                                                    "optionally against another revision")
-    _pack_argument(b)
-    b.add_argument("--players", type=_count(1), metavar="N",
-                   help="how many players (default: 4, or the pack's smallest count when it is not played by 4)")
-    b.add_argument("--games", type=_count(1), default=5, metavar="N", help="how many games to play (default: %(default)s)")
-    b.add_argument("--seed", type=_seed, default=0, help="the first game's seed, then seed+1... (default: %(default)s)")
-    b.add_argument("--bots", type=_bot_spec, default="random", help=BOTS_OPTION_HELP)
+    _measured_games_arguments(b, 5)
     b.add_argument("--json", action="store_true", help="print the measurement as JSON")
     b.add_argument("--against", metavar="REV", help="also time REV (a commit, branch or tag of this git checkout) "
                                                     "on the same seeds, interleaved, and print the ratio")
@@ -744,12 +750,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("profile", parents=[common], help="where a playout's time goes, by the pack's own rules: "
                                                          "the phases of a decision, the costliest formulas, statements "
                                                          "and constraints, each at its file:line")
-    _pack_argument(pr)
-    pr.add_argument("--players", type=_count(1), metavar="N",
-                    help="how many players (default: 4, or the pack's smallest count when it is not played by 4)")
-    pr.add_argument("--games", type=_count(1), default=3, metavar="N", help="how many games to play (default: %(default)s)")
-    pr.add_argument("--seed", type=_seed, default=0, help="the first game's seed, then seed+1... (default: %(default)s)")
-    pr.add_argument("--bots", type=_bot_spec, default="random", help="who plays every seat, as for bench (default: random)")
+    _measured_games_arguments(pr, 3)
     pr.add_argument("--top", type=_count(1), default=15, metavar="K", help="rows per table (default: %(default)s)")
     pr.add_argument("--json", action="store_true", help="print the figures as JSON")
     pr.set_defaults(func=cmd_profile)
