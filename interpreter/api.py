@@ -17,6 +17,7 @@ from rulespec.pack import Pack, load_pack
 from rulespec.board import Board, NoMap, board_for
 
 from . import constraints, rng, vm
+from . import compiler as C        # (after vm, which the compiler's modules import)
 from .constraints import ConstraintChecker, NoWrites, Shared, Writes
 from .ruleset import Ruleset
 from .runtime import Runtime
@@ -28,6 +29,9 @@ from .state import initial_state, setup_for, state_problem
 COPY_ONLY_TO_TRY = True
 # legal_moves tries a move on a shallow copy of the state first (Engine._try; tests turn it off)
 SHALLOW_TRIES = True
+# a procedure offered mid-payment that opens with a question of two or more options is legal
+# without a try (Engine._stops_at_its_question; tests turn it off)
+QUESTION_STOPS = True
 
 
 class IllegalMove(RulespecError):
@@ -248,6 +252,43 @@ class Engine:
         (a procedure offered mid-payment that opens with a question) write nothing else. The
         first write raises constraints.Shared before it is made (NoWrites), and the move is
         tried again on a full copy (marshal)."""
+        state = tried.state
+        if QUESTION_STOPS and not self.verify_moves and self._stops_at_its_question(state, move):
+            if constraints.VERIFY_WRITES:       # the suite's cross-check: the try says so too
+                assert self._tried_on_a_copy(tried, move), f"'{move}' was taken to stop at its question, and its try was refused"
+            return True
+        return self._tried_on_a_copy(tried, move)
+
+    def _stops_at_its_question(self, state, move) -> bool:
+        """Whether `move`, a procedure offered mid-payment (`run NAME`), surely stops at its
+        first statement: an `either` with two or more options whose conditions hold now. Nothing
+        runs before it (calling a procedure writes nothing; its `requires` held when the payment
+        offered it), so the move is legal, and trying it (a copy of the state, the rules run up
+        to that question) would only say so: 1.8% of a playout's instructions. Any other move,
+        and anything this cannot tell, goes to the try."""
+        pending = state["vm"]["pending"]
+        if pending.get("kind") != "pay" or not move.startswith("run "):
+            return False
+        name = move[4:]
+        proc = self.rs.procedures.get(name) if name in self.rs.payment_procedures else None
+        if proc is None or proc.decl.kind == "action" or proc.effect.__class__ is not int:
+            return False
+        code = self.rs.program.blocks[proc.effect]
+        if not code or code[0][0] != C.EITHER:
+            return False
+        rt = self.runtime(state)
+        opened = rt.reading()
+        try:
+            player = state["vm"]["frames"][-1]["k"]["player"]      # the payment's (payment.apply_option)
+            env = rt.env = rt.call(proc, {"player": player}, [], {}, checked=True)[1]
+            return len(vm.either_options(rt, {"env": env}, code[0])) >= 2
+        except Exception:       # the try will say what is wrong, as it would have
+            return False
+        finally:
+            rt.done_reading(opened)
+
+    def _tried_on_a_copy(self, tried: "_Tried", move) -> bool:
+        """_try's answer from the try itself."""
         state = tried.state
         before = _copy(state) if constraints.VERIFY_WRITES else None       # (equal, not the same bytes:
         # marshal's bytes depend on how many references an object has)

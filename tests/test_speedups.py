@@ -23,7 +23,9 @@ combination; this test checks each shortcut alone, so a fault is named):
   (interpreter/constraints.py `STATIC_READS`), rather than watched to learn them;
 - `symbols_owned` and `owned` remembered in a read-only window (interpreter/runtime.py): the
   score pads of every player ask each House's count once, with the totals read outside one;
-- a move whose last try wrote tried on a full copy at once (interpreter/api.py `_deep_tries`).
+- a move whose last try wrote tried on a full copy at once (interpreter/api.py `_deep_tries`);
+- a procedure offered mid-payment that opens with a question of two or more options taken as
+  legal without a try (interpreter/api.py `QUESTION_STOPS`).
 """
 from __future__ import annotations
 
@@ -93,6 +95,7 @@ _full_copy_tries = _set(api, "SHALLOW_TRIES", False)
 _no_records_in_loops = _set(compiler, "RECORDS_IN_LOOPS", False)
 _no_filtered_loops = _set(compiler, "FILTERED_LOOPS", False)
 _no_static_reads = _set(constraints, "STATIC_READS", False)
+_try_every_question = _set(api, "QUESTION_STOPS", False)
 
 
 def _no_deep_tries(monkeypatch, pack):
@@ -118,10 +121,11 @@ class _Forgetful(dict):
 @pytest.mark.parametrize("without", [_no_inlining, _no_shared_window, _no_adopting, _no_field_cache,
                                      _no_ref_cache, _no_parsed_choices, _no_direct_records,
                                      _copy_for_every_payment, _full_copy_tries, _no_records_in_loops,
-                                     _no_filtered_loops, _no_deep_tries, _no_static_reads],
+                                     _no_filtered_loops, _no_deep_tries, _no_static_reads, _try_every_question],
                          ids=["inlining", "shared-window", "adopting", "field-cache", "ref-cache",
                               "parsed-choices", "direct-records", "copy-only-to-try", "shallow-tries",
-                              "records-in-loops", "filtered-loops", "deep-tries", "static-reads"])
+                              "records-in-loops", "filtered-loops", "deep-tries", "static-reads",
+                              "question-stops"])
 def test_the_same_games_without_each_shortcut(monkeypatch, pack, reference, without):
     eng = without(monkeypatch, pack)
     for seed in SEEDS:
@@ -366,3 +370,19 @@ def test_a_move_whose_try_wrote_is_tried_on_a_full_copy_at_once(monkeypatch, pac
     assert eng._deep_tries
     # without the shortcut each full try follows a shallow one of the same move
     assert any(full.count(site) > shallow.count(site) for site in set(full))
+
+
+def test_a_procedure_that_opens_with_a_question_is_taken_without_a_try(monkeypatch, pack, reference):
+    """The shortcut is taken in these games (an Indulgence offered mid-payment opens with a
+    question of two options), and they are the reference games; the suite's cross-check
+    (constraints.VERIFY_WRITES) tries each such move too and fails on a refusal."""
+    taken, stops = [], api.Engine._stops_at_its_question
+
+    def counted(self, state, move):
+        got = stops(self, state, move)
+        if got:
+            taken.append(move)
+        return got
+    monkeypatch.setattr(api.Engine, "_stops_at_its_question", counted)
+    assert _played(Engine(pack), SEEDS[0]) == reference[SEEDS[0]]
+    assert taken and all(m.startswith("run ") for m in taken), taken
