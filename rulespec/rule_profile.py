@@ -219,9 +219,16 @@ def summary(prof: RuleProfile, top: int = 15) -> dict:
 
 
 def text(s: dict, root: str = "") -> str:
-    """The summary as the terminal report; `root`: the folder whose files are named relative to it."""
+    """The summary as the terminal report; `root`: the pack's folder, whose files are named
+    relative to it (a base pack's, relative to the working folder when they are under it)."""
+    import os
+    cwd = os.getcwd()
+
     def where(at):
-        return at[len(root):].lstrip("/") if root and at.startswith(root) else at
+        for folder in (root, cwd):
+            if folder and at.startswith(folder.rstrip("/") + "/"):
+                return at[len(folder.rstrip("/")) + 1:]
+        return at
     lines = [f"{s['games']} games, {s['players']} players, {s['decisions']:,} decisions, {s['cpu_s']:.2f} s CPU "
              f"(timed: slower than `rulespec bench`; the shares are of this run)", "", "phases of a decision:"]
     for name, share in s["phases"].items():
