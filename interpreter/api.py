@@ -267,20 +267,17 @@ class Engine:
         to that question) would only say so: 1.8% of a playout's instructions. Any other move,
         and anything this cannot tell, goes to the try."""
         pending = state["vm"]["pending"]
-        if pending.get("kind") != "pay" or not move.startswith("run "):
-            return False
         name = move[4:]
-        proc = self.rs.procedures.get(name) if name in self.rs.payment_procedures else None
-        if proc is None or proc.decl.kind == "action" or proc.effect.__class__ is not int:
+        if pending.get("kind") != "pay" or not move.startswith("run ") or name not in self.rs.payment_procedures:
             return False
+        proc = self.rs.procedures[name]         # (payment procedures are procedures: Ruleset._k_procedure)
         code = self.rs.program.blocks[proc.effect]
         if not code or code[0][0] != C.EITHER:
             return False
         rt = self.runtime(state)
         opened = rt.reading()
-        try:
-            player = state["vm"]["frames"][-1]["k"]["player"]      # the payment's (payment.apply_option)
-            env = rt.env = rt.call(proc, {"player": player}, [], {}, checked=True)[1]
+        try:        # the procedure's locals as payment.apply_option makes them (the payer's: vm.x_pay)
+            env = rt.env = rt.call(proc, {"player": pending.get("player")}, [], {}, checked=True)[1]
             return len(vm.either_options(rt, {"env": env}, code[0])) >= 2
         except Exception:       # the try will say what is wrong, as it would have
             return False
