@@ -568,7 +568,7 @@ def cmd_profile(args) -> int:
     from . import rule_profile
     from .pack import load_pack
     pack = load_pack(args.pack, _search_path(args))
-    prof = rule_profile.profile(pack, args.players, list(range(args.seed, args.seed + args.games)), args.bots)
+    prof = rule_profile.profile(pack, _players(args, pack), list(range(args.seed, args.seed + args.games)), args.bots)
     s = rule_profile.summary(prof, args.top)
     print(json.dumps(s, indent=2) if args.json else rule_profile.text(s, str(pack.root)))
     return 0

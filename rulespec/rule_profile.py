@@ -53,6 +53,7 @@ class RuleProfile:
         self.statements = defaultdict(lambda: [0, 0])   # (span, what) -> [runs, own ns]
         self.constraints = defaultdict(lambda: [0, 0])  # id -> [evaluations, ns]
         self.hints = defaultdict(lambda: [0, 0])        # playout_hint id -> [`when` asked, ns]
+        self.players = 0
         self.decisions = 0
         self.games = 0
         self.total_ns = 0
@@ -77,16 +78,21 @@ def timed(engine, prof: RuleProfile):
     policy = PlayoutPolicy.for_engine(engine)
     saved_hints = policy.hints
 
-    def timed_phase(name, f):
+    def timed_phase(name, f, within=None):
+        """f timed into the phase `name` when it runs inside the phase `within`: None, the
+        outermost phase (legal_moves trying a move is legal moves' time), or the rules' run
+        for the constraint check after a move (the report takes it out of that phase; a check
+        inside legal_moves' tries stays in legal moves)."""
         def run_phase(*a, **kw):
-            if phase[0] is not None:        # inside another phase (legal_moves trying a move)
+            outer = phase[0]
+            if outer != within:
                 return f(*a, **kw)
             phase[0], t0 = name, _clock()
             try:
                 return f(*a, **kw)
             finally:
                 prof.phases[name] += _clock() - t0
-                phase[0] = None
+                phase[0] = outer
         return run_phase
 
     def formula(rt, name, args, kwargs, env):
@@ -123,22 +129,9 @@ def timed(engine, prof: RuleProfile):
                 rec[1] += stack.leave(t0)[0]
         return evaluate
 
-    def timed_check_phase(f):
-        """The constraint check after a move the rules' run applied (the report takes it out
-        of that phase); a check inside legal_moves' tries stays in legal moves."""
-        def check(*a, **kw):
-            if phase[0] != APPLY:
-                return f(*a, **kw)
-            t0 = _clock()
-            try:
-                return f(*a, **kw)
-            finally:
-                prof.phases[CHECK] += _clock() - t0
-        return check
-
     engine.legal_moves = timed_phase(LEGAL, engine.legal_moves)
     engine.apply = timed_phase(APPLY, engine.apply)
-    checker.check = timed_check_phase(checker.check)
+    checker.check = timed_phase(CHECK, checker.check, within=APPLY)
     R.Runtime.formula = formula
     vm._EXEC[:] = [timed_statement(op, run) for op, run in enumerate(saved_exec)]
     for c, check in saved_checks:
@@ -162,17 +155,16 @@ def timed(engine, prof: RuleProfile):
         policy._by_prompt.clear()
 
 
-def profile(pack, players, seeds, bot: str = "random") -> RuleProfile:
+def profile(pack, players: int, seeds, bot: str = "random") -> RuleProfile:
     """Play the games of `seeds` with the engine timed; the figures."""
     from interpreter.api import Engine
     from interpreter.bots import play_game
+    from .bench_worker import moves_sha256
     engine = Engine(pack)
     prof = RuleProfile()
-    from .bench_worker import moves_sha256
     prof.spans = {name: f.get("span") for name, f in engine.rs.formulas.items()}
     prof.spans.update((c["id"], c["decl"].span) for c in engine.constraint_checker.constraints)
     prof.spans.update((d.id, d.span) for d in pack.of_kind("playout_hint"))
-    players = players or (4 if 4 in pack.players or not pack.players else min(pack.players))
     prof.players = players
     c0 = time.process_time()
     with timed(engine, prof):
@@ -204,7 +196,7 @@ def summary(prof: RuleProfile, top: int = 15) -> dict:
     def at(span):
         return str(span) if span is not None else ""
     return {
-        "games": prof.games, "players": getattr(prof, "players", None), "decisions": prof.decisions,
+        "games": prof.games, "players": prof.players, "decisions": prof.decisions,
         "cpu_s": prof.cpu_s, "moves_sha256": prof.moves_sha256,
         "phases": {k: v / total for k, v in phases.items()},
         "formulas": rows(prof.formulas.items(), lambda k: {"formula": k, "at": at(prof.spans.get(k))}),
