@@ -1198,16 +1198,6 @@ class Runtime(BoardMixin, FightMixin):
             self.log(f"{p}: unused " + ", ".join(f"{n} {s}" for s, n in sorted(lo["symbols"].items()))
                      + " go to waste")
 
-    def city_tile_of(self, c):
-        for p, pl in self.state["p"].items():
-            for t in pl["tiles"]:
-                if self.item(t["id"]).get("type") == "city" and self.item(t["id"]).get("city") == c:
-                    return t["id"]
-        for t in self.state["supply"]["tiles"]:
-            if self.item(t).get("type") == "city" and self.item(t).get("city") == c:
-                return t
-        return None
-
     def track_moved(self, p):
         """Run the game's `on_track_move` block for side `p`, whose disc the engine has just
         moved on a track (what a track position gives may have changed)."""
