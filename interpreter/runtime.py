@@ -196,12 +196,6 @@ class Runtime(BoardMixin, FightMixin):
         except KeyError:
             raise Abort(f"no player '{player}'")
 
-    def C(self, city) -> dict:
-        try:
-            return self.state["cities"][city]
-        except KeyError:
-            raise Abort(f"no city '{city}' in play")
-
     def rec(self, store: str, x) -> dict:
         """The stored record of `x` under `store` (a field the pack declares is read from it:
         compiled code does `rt.rec(store, x)[key]`); Abort on an id with no record."""

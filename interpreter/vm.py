@@ -448,11 +448,16 @@ def x_shuffle(rt, fr, ins, returned):
         cur, path = st[root], root
     else:
         owner = root(rt, fr["env"])
-        cur = st["p"].get(owner) if isinstance(owner, str) else None
+        cur = None
+        if isinstance(owner, str):      # a side, or a thing of a kind with a store of its own (a City)
+            cur = st["p"].get(owner)
+            for _, store in rt.rs.stored_kinds if cur is None else ():
+                cur = st.get(store, {}).get(owner)
+                if cur is not None:
+                    break
         if cur is None:
-            cur = st["cities"].get(owner) if isinstance(owner, str) else None
-        if cur is None:
-            raise Abort(f"`shuffle` needs a player or a city at the start of its path, not {owner!r}", sp)
+            raise Abort(f"`shuffle` needs a side or a stored thing (a record of its own) at the start of its "
+                        f"path, not {owner!r}", sp)
         path = str(owner)
     for key in keys:
         if isinstance(cur, dict) and key not in cur and isinstance(cur.get("vars"), dict) and key in cur["vars"]:

@@ -45,6 +45,12 @@ procedure pick_from_nothing "Pick from an empty list" {
 procedure shuffle_a_number "Shuffle what is not a list" {
   effect: { shuffle(supply.war_tokens) }
 }
+procedure shuffle_own "Shuffle a list of the side's" {
+  effect: { shuffle(player.starting_cities) }
+}
+procedure shuffle_of(owner: any) "Shuffle a list of something named by id" {
+  effect: { shuffle(owner.starting_cities) }
+}
 """
 
 
@@ -177,6 +183,22 @@ def test_shuffle_of_what_is_not_a_list_is_refused(test_engine):
     st = test_engine.new_game(COLOURS, 1)
     with pytest.raises(vm.Abort, match="needs a list, and supply.war_tokens is int"):
         run_procedure(test_engine, st, "shuffle_a_number")
+
+
+def test_shuffle_reaches_a_sides_list_and_refuses_an_owner_that_is_neither_a_side_nor_a_stored_thing(test_engine):
+    st = test_engine.new_game(COLOURS, 1)
+    st["p"]["red"]["starting_cities"] = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    orders = set()
+    for seed in range(6):
+        st["rng"] = test_engine.new_game(COLOURS, seed)["rng"]
+        run_procedure(test_engine, st, "shuffle_own")
+        assert sorted(st["p"]["red"]["starting_cities"]) == ["alpha", "beta", "delta", "epsilon", "gamma", "zeta"]
+        orders.add(tuple(st["p"]["red"]["starting_cities"]))
+    assert len(orders) > 2
+    with pytest.raises(vm.Abort, match="needs a side or a stored thing .* not 'nowhere'"):
+        run_procedure(test_engine, st, "shuffle_of", owner="nowhere")
+    with pytest.raises(vm.Abort, match="alpha has no 'starting_cities'"):       # a City: found, no such list
+        run_procedure(test_engine, st, "shuffle_of", owner="alpha")
 
 
 # ------------------------------------------------------------------ first_player: random
