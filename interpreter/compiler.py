@@ -871,7 +871,8 @@ class Compiler:
 
     def zone(self, e, scope) -> tuple:
         """A `shuffle` path -> (root, keys): root is the name of a store of the state
-        (`supply`) or a function giving a player or city id; keys lead to the list."""
+        (`supply`) or a function giving the id of a side or of a stored thing (vm.x_shuffle);
+        keys lead to the list."""
         from rulespec.checker import ZONE_STORE
         keys = []
         while isinstance(e, A.Attr):

@@ -355,3 +355,10 @@ def test_the_statements_read_back_as_written():
                                   "    shuffle(supply.tiles)\n  }\n}"
     again = parse_rules(f"procedure p {{\n  effect: {unparse.block(block)}\n}}\n").items[0].members[0].value
     assert again == block
+
+
+def test_shuffle_starts_from_the_supply_a_side_or_a_stored_thing(make_pack):
+    got = findings(make_pack, 'procedure bad(n: number) "A number owns no list" {\n  effect: { shuffle(n.tiles) }\n}\n'
+                              'procedure good(c: city) "A City is a stored thing" {\n  effect: { shuffle(c.besiegers) }\n}\n')
+    assert [(c, line) for c, _, _, line in got] == [("RS106", 2)]
+    assert "of a side or of a stored thing (alliance, city), but this starts from a number" in got[0][1]
