@@ -507,6 +507,8 @@ class _Snapshot:
         what any constraint read there is unchanged. The snapshot then keeps its older values
         of those fields (not read: they stand for nothing; ConstraintChecker.check copies
         every key again when a constraint reads something new)."""
+        if not (wrote.top or wrote.side or wrote.fields or wrote.top_fields):
+            return _UNCHANGED           # a move that wrote nothing (a choice that opens a block): a third of them
         top_bases, own_bases = self.keys(watched)
         top, by_player, keys = set(), {}, {}
         snap = self.top
