@@ -432,7 +432,7 @@ class Compiler:
         name = e.name
         # what the runtime reads `player` and `action` from (a comprehension's own variable is
         # neither: its generated code then needs no dict of its variables for these calls)
-        env = self._pyvars.get(None, env)
+        raw_env, env = env, self._pyvars.get(None, env)
         if base in ATTRIBUTES and name in ATTRIBUTES[base]:
             self._note(("unknown", f"rt.a_{base}_{name}"))
             o, bind = self._bound(obj)
@@ -535,9 +535,15 @@ class Compiler:
             return f"(None if {bind} is None else rt.zone_things({self._const(world_store.zone_read(zone))}, {o}))", \
                 zone_type(zone)
         if (base, name) in self.methods:
-            # a method formula: `x.name` is name(x), memoised while nothing can change
-            self._note(("call", name, (self._role(e.obj, scope),), ()))
+            # a method formula: `x.name` is name(x), memoised while nothing can change; one
+            # that only reads fields (no call, no comprehension) is compiled in place, as a
+            # small formula's call is (_inline): cheaper than the memo's lookup
             o, bind = self._bound(obj)
+            if self._reads_only(name):
+                inlined = self._inline(name, [o], raw_env, [self._role(e.obj, scope)])
+                if inlined is not None:
+                    return f"(None if {bind} is None else {inlined[0]})", self.methods[(base, name)]
+            self._note(("call", name, (self._role(e.obj, scope),), ()))
             return f"(None if {bind} is None else rt.method({name!r}, {o}, {env}))", self.methods[(base, name)]
         rec = self.records.get(base)
         if rec is not None and name in rec.fields:      # a field of a record value (game.fight.terms)
@@ -596,6 +602,14 @@ class Compiler:
         if kind == "table":         # the pack's own rows: nothing of the game
             return f"rt.table_lookup({', '.join([repr(name)] + args)})", "any"
         self.fail(f"unknown function '{name}'", e.span)
+
+    def _reads_only(self, name) -> bool:
+        """Whether a formula's body calls nothing and builds no list (only reads and operators)."""
+        d = self.formula_decls.get(name)
+        fv = d.fields.get("value") if d is not None else None
+        body = fv.value if fv is not None else None
+        return isinstance(body, A.Expr) and \
+            not any(isinstance(n, (A.Call, A.Comprehension)) for n in A.walk(body))
 
     def _iterates(self, name) -> bool:
         """Whether a formula's body builds a list (a comprehension): worth remembering."""
