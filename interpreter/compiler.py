@@ -182,6 +182,7 @@ class Compiler:
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
         self.catalogue: dict = {}           # (kind, field) -> type: the fields of catalogue kinds (Checker.catalogue_fields)
         self.catalogue_ids: set = set()     # (kind, "id") of every catalogue kind: `x.id` is its catalogue id
+        self._catalogue_names: set | None = None     # _catalogue_only's names
         self._tmps = 0
         self._depth = 0         # of the expression being compiled, within its generated function
         self._pyvars: dict = {}             # rules variable -> Python local, in a comprehension's own code
@@ -550,7 +551,31 @@ class Compiler:
             return f"rt.attr({obj}, {rec.fields[name].key!r}, {env})", rec.fields[name].type.checker()
         # a value whose type is only known at run time, or a field of a declared object
         self._note(("attr", name))
+        if self._catalogue_only(name):
+            # only a catalogue kind has it: Runtime.attr's first answer (a plain value of the
+            # catalogue entry, remembered per ruleset, for a thing without variables) without the call
+            (o, bind), v = self._bound(obj), self._tmp()
+            return (f"({v} if ({bind}.__class__ is str and {o} not in (rt.state.get('vars') or ()) "
+                    f"and ({v} := rt.rs.static_attrs.get(({o}, {name!r}), _UNSET)) is not _UNSET) "
+                    f"else rt.attr({o}, {name!r}, {env}))"), "any"
         return f"rt.attr({obj}, {name!r}, {env})", "any"
+
+    def _catalogue_only(self, name) -> bool:
+        """Whether `x.name` names a field of catalogue kinds (or their id) and of no kind, record
+        or zone of the world (whose values Runtime.attr finds elsewhere)."""
+        got = self._catalogue_names
+        if got is None:
+            w = self.world
+            other = set()
+            if w is not None:
+                for k in list(w.kinds.values()) + list(w.records.values()):
+                    other |= set(k.fields)
+                for z in w.zones.values():
+                    other |= set(z.entry) | {z.name}
+            got = self._catalogue_names = {n for _, n in self.catalogue} - other
+            if self.catalogue_ids and "id" not in other:
+                got.add("id")
+        return name in got
 
     def c_Call(self, e, scope, env):
         if not isinstance(e.func, A.Name):
