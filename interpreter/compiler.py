@@ -502,15 +502,8 @@ class Compiler:
         if ct is not None:
             # a field of a catalogue kind (`kind card { field pp: number }`): what the thing's
             # declaration gives, read straight from the catalogue
-            # (a plain value of the catalogue entry, remembered per ruleset, when this thing has
-            # no variables of its own: Runtime.catalogue_field's first answer, without the call;
-            # one Cathedral's `city` among the variables no longer sends every read to the call)
             self._note(("catalogue", name))
-            (o, bind), v = self._bound(obj), self._tmp()
-            return (f"(None if {bind} is None else {v} if ({o}.__class__ is str "
-                    f"and {o} not in (rt.state.get('vars') or ()) "
-                    f"and ({v} := rt.rs.static_attrs.get(({o}, {name!r}), _UNSET)) is not _UNSET) "
-                    f"else rt.catalogue_field({o}, {name!r}, {env}))"), ct
+            return self._static_or(obj, name, "catalogue_field", env, guard=True), ct
         if name == "id" and (base, "id") in self.catalogue_ids:
             o, bind = self._bound(obj)         # the catalogue id of a thing: 'merchant' for the copy 'merchant#2'
             return f"(None if {bind} is None else _type_of({o}))", "str"
@@ -551,14 +544,22 @@ class Compiler:
             return f"rt.attr({obj}, {rec.fields[name].key!r}, {env})", rec.fields[name].type.checker()
         # a value whose type is only known at run time, or a field of a declared object
         self._note(("attr", name))
-        if self._catalogue_only(name):
-            # only a catalogue kind has it: Runtime.attr's first answer (a plain value of the
-            # catalogue entry, remembered per ruleset, for a thing without variables) without the call
-            (o, bind), v = self._bound(obj), self._tmp()
-            return (f"({v} if ({bind}.__class__ is str and {o} not in (rt.state.get('vars') or ()) "
-                    f"and ({v} := rt.rs.static_attrs.get(({o}, {name!r}), _UNSET)) is not _UNSET) "
-                    f"else rt.attr({o}, {name!r}, {env}))"), "any"
+        if self._catalogue_only(name):      # only a catalogue kind has it: Runtime.attr's first answer inline
+            return self._static_or(obj, name, "attr", env, guard=False), "any"
         return f"rt.attr({obj}, {name!r}, {env})", "any"
+
+    def _static_or(self, obj: str, name: str, call: str, env: str, guard: bool) -> str:
+        """`obj.name` read inline when it is a plain value of the thing's catalogue entry
+        (Ruleset.static_attrs, remembered per ruleset) and the thing has no variables of its
+        own, else by the call `rt.CALL(obj, name, env)`: the first answer of Runtime.attr and
+        Runtime.catalogue_field without the call (one Cathedral's `city` among the variables
+        no longer sends every read to the call). guard: a none object reads none (else the
+        call is given it)."""
+        (o, bind), v = self._bound(obj), self._tmp()
+        read = (f"{v} if ({o if guard else bind}.__class__ is str and {o} not in (rt.state.get('vars') or ()) "
+                f"and ({v} := rt.rs.static_attrs.get(({o}, {name!r}), _UNSET)) is not _UNSET) "
+                f"else rt.{call}({o}, {name!r}, {env})")
+        return f"(None if {bind} is None else {read})" if guard else f"({read})"
 
     def _catalogue_only(self, name) -> bool:
         """Whether `x.name` names a field of catalogue kinds (or their id) and of no kind, record
