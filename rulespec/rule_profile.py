@@ -9,9 +9,9 @@ entry points timed for the span of the run (and put back after, even on an error
   - each formula (`Runtime.formula`: a formula computed, not one served from the read-only
     window's memo), each statement the VM runs, each constraint's check, by their own time:
     what they took but for the formulas and statements they ran inside them; each constraint's
-    check and each playout hint's `when` (the random bot's weights) with the formulas they ran. A small formula
-    the compiler writes into its callers (interpreter/compiler.py `_inline`) is no call of its
-    own: its time is its callers'.
+    check and each playout hint's `when` (the random bot's weights) with the formulas they ran. A small formula,
+    or a method formula that only reads, the compiler writes into its callers
+    (interpreter/compiler.py `_inline`) is no call of its own: its time is its callers'.
 The games are the ones `rulespec bench` plays with the same seeds and bots (the timing changes
 no decision), but slower: the shares are of the timed run (the clock itself costs about a
 tenth), so they rank the rules and split the phases; `rulespec bench` gives the rates.
