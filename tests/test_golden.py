@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import sys
 import tomllib
 from pathlib import Path
 
@@ -100,6 +101,21 @@ def test_the_engine_version_has_one_source():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert rulespec.__version__ == project["version"], \
         "the installed metadata is stale: reinstall with `python3 -m pip install -e .`"
+
+
+def test_the_version_is_read_from_the_metadata_importlib_would_find(tmp_path, monkeypatch):
+    """rulespec reads its version from the first metadata folder on sys.path itself, as
+    importlib.metadata would find it, without importing importlib.metadata (55 ms per command)."""
+    from importlib.metadata import version
+    assert rulespec._installed_version() == version("rulespec")
+    (tmp_path / "rulespec-9.8.7.dist-info").mkdir()
+    (tmp_path / "rulespec-9.8.7.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: rulespec\nVersion: 9.8.7\n\nVersion: not a header\n", encoding="utf-8")
+    (tmp_path / "rulespec_other-1.0.dist-info").mkdir()        # another distribution's folder: not ours
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "nowhere"), str(tmp_path)] + sys.path)
+    assert rulespec._installed_version() == "9.8.7" == version("rulespec")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "nowhere")])
+    assert rulespec._installed_version() is None        # then importlib.metadata is asked (a source tree: 0+unknown)
 
 
 def test_the_content_hash_covers_the_pack_and_its_base_wherever_they_are(tmp_path):
