@@ -14,8 +14,14 @@ import re
 import sys
 from pathlib import Path
 
-from .errors import Diagnostic, RulespecError, Span
-from .packtest import DEFAULT_PLAYOUTS
+from .cache_folder import keep_compiled_modules
+
+# before the project's own imports: where no bytecode may be written beside the sources, their
+# compiled forms are kept in the cache folder, not compiled again at every start (cache_folder.py)
+keep_compiled_modules()
+
+from .errors import Diagnostic, RulespecError, Span  # noqa: E402
+from .packtest import DEFAULT_PLAYOUTS  # noqa: E402
 
 DEFAULT_PACK = "base_3to5"
 # the bots of interpreter/bots.py, each in a few words (the --bots help; docs/bots.md says more)

@@ -31,39 +31,17 @@ import hashlib
 import json
 import os
 import pickle
-import stat
 import sys
 import tempfile
 from pathlib import Path
 
 from . import compactpickle
+from .cache_folder import cache_dir  # noqa: F401  (packcache.cache_dir: the folder's readers)
 
 FORMAT = 2                  # 2: dataclass instances written as maker calls (rulespec/compactpickle.py)
 MAGIC = b"RULESPEC-PACK-CACHE %d\n" % FORMAT
 MAX_ENTRIES = 256           # the README's test command uses about 75 (about 100 MB)
 ENGINE_DIR = Path(__file__).resolve().parent
-
-
-def cache_dir() -> Path | None:
-    """The cache folder (created 0700 if missing), or None when the cache is off or the
-    folder cannot be trusted (another owner, writable by group or others)."""
-    if os.environ.get("RULESPEC_NO_CACHE", "") not in ("", "0"):
-        return None
-    base = os.environ.get("RULESPEC_CACHE_DIR")
-    if not base:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        base = os.path.join(xdg, "rulespec") if xdg else os.path.join(os.path.expanduser("~"), ".cache", "rulespec")
-    path = Path(base)
-    try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        st = os.stat(path)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(st.st_mode) or st.st_mode & 0o022:
-        return None
-    if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        return None
-    return path
 
 
 @functools.lru_cache(maxsize=1)

@@ -19,33 +19,14 @@ os.environ["RULESPEC_PACK_PATH"] = str(PACKS) + (os.pathsep + _old if _old else 
 
 
 def _share_compiled_modules():
-    """Where PYTHONDONTWRITEBYTECODE is set, every process of the run (the pytest-xdist workers,
-    the hostile-input CLI runs, the scenario runner's pytest, bench) compiles every module it
-    imports from source (about 0.2 s of CPU per child process), and pytest rewrites the asserts
-    of every test module it imports (about 2 s of CPU per worker, half of collecting the suite).
-    The run keeps them instead in `pycache/` of the user's rulespec cache folder
-    (PYTHONPYCACHEPREFIX; the folder of the compiled-pack cache, rulespec/packcache.py), from
-    one run to the next: nothing is written into the checkout, and Python and pytest use a file
-    only while its source has the size and time it was compiled from. With that cache off
-    (RULESPEC_NO_CACHE=1, or a folder others can write), a temporary folder of the run's own,
-    removed at its end. Set by the first process (the controller, or the one process of
+    """Every process of the run (the pytest-xdist workers, the hostile-input CLI runs, the
+    scenario runner's pytest, bench) keeps the compiled modules in the cache folder where
+    PYTHONDONTWRITEBYTECODE is set (rulespec/cache_folder.py), or in a folder of the run's own;
+    pytest keeps its rewritten test modules there too (about 2 s of CPU per worker, half of
+    collecting the suite). Set by the first process (the controller, or the one process of
     `-n 0`), inherited by the others."""
-    import sys
-    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
-        return
-    from rulespec.packcache import cache_dir
-    cache = cache_dir()
-    if cache is not None:
-        folder = str(cache / "pycache")
-    else:
-        import atexit
-        import shutil
-        import tempfile
-        folder = tempfile.mkdtemp(prefix="rulespec-test-pycache-")
-        atexit.register(shutil.rmtree, folder, True)
-    os.environ["PYTHONPYCACHEPREFIX"] = folder
-    del os.environ["PYTHONDONTWRITEBYTECODE"]
-    sys.pycache_prefix, sys.dont_write_bytecode = folder, False      # this process's imports from now on
+    from rulespec.cache_folder import keep_compiled_modules
+    keep_compiled_modules(temporary=True)
 
 
 _share_compiled_modules()

@@ -302,3 +302,35 @@ def test_a_warm_validate_imports_neither_the_parser_nor_the_heavy_libraries(cach
     loaded = {m.split(".")[0] for m in modules} | set(modules)
     assert "rulespec.pack" in loaded and "validator.static" in loaded      # it did validate
     assert [m for m in NOT_IMPORTED_WARM if m in loaded] == []
+
+
+# ------------------------------------------------------------------ compiled modules
+def test_a_command_told_to_write_no_bytecode_keeps_its_compiled_modules_in_the_cache_folder(tmp_path):
+    """PYTHONDONTWRITEBYTECODE set (container images set it): `rulespec` keeps the engine's
+    compiled modules under pycache/ of the cache folder (rulespec/cache_folder.py), and none
+    with the cache off."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPYCACHEPREFIX", "RULESPEC_NO_CACHE")}
+    env.update(PYTHONDONTWRITEBYTECODE="1", RULESPEC_CACHE_DIR=str(tmp_path / "cache"))
+    run = [sys.executable, "-m", "rulespec.cli", "validate", str(PACKS / "minimal")]
+    assert subprocess.run(run, env=env, cwd=ROOT, capture_output=True).returncode == 0
+    kept = {p.name for p in (tmp_path / "cache" / "pycache").rglob("*.pyc")}
+    assert {f"errors.{sys.implementation.cache_tag}.pyc", f"checker.{sys.implementation.cache_tag}.pyc",
+            f"static.{sys.implementation.cache_tag}.pyc"} <= kept        # rulespec's and the validator's
+    env.update(RULESPEC_NO_CACHE="1", RULESPEC_CACHE_DIR=str(tmp_path / "off"))
+    assert subprocess.run(run, env=env, cwd=ROOT, capture_output=True).returncode == 0
+    assert not (tmp_path / "off" / "pycache").exists()
+
+
+def test_keep_compiled_modules_changes_nothing_where_bytecode_is_written(monkeypatch, tmp_path):
+    from rulespec.cache_folder import keep_compiled_modules
+    monkeypatch.setenv("RULESPEC_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("RULESPEC_NO_CACHE", raising=False)
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
+    monkeypatch.setattr(sys, "pycache_prefix", None)
+    assert keep_compiled_modules() is None and sys.pycache_prefix is None
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    assert keep_compiled_modules() == str(tmp_path / "pycache") == sys.pycache_prefix == os.environ["PYTHONPYCACHEPREFIX"]
+    assert not sys.dont_write_bytecode and "PYTHONDONTWRITEBYTECODE" not in os.environ
+    assert keep_compiled_modules() is None          # a prefix is set: left as it is
