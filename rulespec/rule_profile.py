@@ -53,6 +53,10 @@ class RuleProfile:
         self.statements = defaultdict(lambda: [0, 0])   # (span, what) -> [runs, own ns]
         self.constraints = defaultdict(lambda: [0, 0])  # id -> [evaluations, ns]
         self.hints = defaultdict(lambda: [0, 0])        # playout_hint id -> [`when` asked, ns]
+        # (kind, rule, prompt) of a decision -> [asked, ns from its asking to the next one's:
+        # its legal moves, the bot's pick, the rules' run and the check after the answer]
+        self.decisions_by = defaultdict(lambda: [0, 0])
+        self.asked = None       # (that key, when) of the decision being answered
         self.players = 0
         self.decisions = 0
         self.games = 0
@@ -95,6 +99,20 @@ def timed(engine, prof: RuleProfile):
                 phase[0] = outer
         return run_phase
 
+    timed_legal = timed_phase(LEGAL, engine.legal_moves)
+
+    def legal_moves(state):
+        """legal_moves timed, and at the outermost call a decision asked: the one answered
+        before it ends here."""
+        if phase[0] is None:
+            now = _clock()
+            end_decision(prof, now)
+            pending = state["vm"]["pending"] if isinstance(state, dict) and isinstance(state.get("vm"), dict) else None
+            if isinstance(pending, dict):
+                prompt = "pay" if pending.get("kind") == "pay" else str(pending.get("prompt") or "")
+                prof.asked = ((pending.get("kind"), pending.get("at") or "", prompt[:48]), now)
+        return timed_legal(state)
+
     def formula(rt, name, args, kwargs, env):
         t0 = stack.enter()
         try:
@@ -129,7 +147,7 @@ def timed(engine, prof: RuleProfile):
                 rec[1] += stack.leave(t0)[0]
         return evaluate
 
-    engine.legal_moves = timed_phase(LEGAL, engine.legal_moves)
+    engine.legal_moves = legal_moves
     engine.apply = timed_phase(APPLY, engine.apply)
     checker.check = timed_phase(CHECK, checker.check, within=APPLY)
     R.Runtime.formula = formula
@@ -155,6 +173,16 @@ def timed(engine, prof: RuleProfile):
         policy._by_prompt.clear()
 
 
+def end_decision(prof: RuleProfile, now: int):
+    """The decision being answered ends (the next one is asked, or the game is over)."""
+    if prof.asked is not None:
+        key, t0 = prof.asked
+        rec = prof.decisions_by[key]
+        rec[0] += 1
+        rec[1] += now - t0
+        prof.asked = None
+
+
 def profile(pack, players: int, seeds, bot: str = "random") -> RuleProfile:
     """Play the games of `seeds` with the engine timed; the figures."""
     from interpreter.api import Engine
@@ -171,6 +199,7 @@ def profile(pack, players: int, seeds, bot: str = "random") -> RuleProfile:
         for seed in seeds:
             t0 = _clock()
             _, moves = play_game(engine, players, seed, bot)
+            end_decision(prof, _clock())
             prof.total_ns += _clock() - t0
             prof.decisions += len(moves)
             prof.moves_sha256.append(moves_sha256(moves))
@@ -203,10 +232,12 @@ def summary(prof: RuleProfile, top: int = 15) -> dict:
         "statements": rows(prof.statements.items(), lambda k: {"statement": k[1], "at": at(k[0])}),
         "constraints": rows(prof.constraints.items(), lambda k: {"constraint": k, "at": at(prof.spans.get(k))}),
         "hints": rows(prof.hints.items(), lambda k: {"hint": k, "at": at(prof.spans.get(k))}),
+        "by_decision": rows(prof.decisions_by.items(), lambda k: {"decision": k[0], "prompt": k[2], "at": k[1]}),
         "formulas_share": sum(ns for _, ns in prof.formulas.values()) / total,
         "statements_share": sum(ns for _, ns in prof.statements.values()) / total,
         "constraints_share": sum(ns for _, ns in prof.constraints.values()) / total,
         "hints_share": sum(ns for _, ns in prof.hints.values()) / total,
+        "by_decision_share": sum(ns for _, ns in prof.decisions_by.values()) / total,
     }
 
 
@@ -237,4 +268,9 @@ def text(s: dict, root: str = "") -> str:
         for r in s[key]:
             lines.append(f"  {r['share']:6.1%}  {r['per_decision']:7.3f}/decision  {r['us_each']:7.1f} us  "
                          f"{r[name]}" + (f"  {where(r['at'])}" if r.get("at") else ""))
+    lines += ["", f"decisions (from the asking to the next one's: legal moves, the bot, the rules' run and the check "
+                  f"after the answer): {s['by_decision_share']:.1%} in all"]
+    for r in s["by_decision"]:
+        lines.append(f"  {r['share']:6.1%}  {r['per_decision']:7.3f} of them  {r['us_each']:7.1f} us  "
+                     f"{r['decision']} \"{r['prompt']}\"" + (f"  {r['at']}" if r["at"] else ""))
     return "\n".join(lines)

@@ -76,3 +76,31 @@ def test_cli_json_plays_the_untimed_game_and_puts_the_engine_back(capsys):
                                                             "bot and game loop"}
     shares = [r["share"] for r in s["statements"]]
     assert shares == sorted(shares, reverse=True) and shares[0] > 0
+
+
+# a playout hint whose `when` walks 15,000 numbers each time the bot weighs the answers of one
+# decision (Winter's "Recruit a Troop?", phases.rules:366: about 1% of a game's time without it)
+SLOW_DECISION = '''
+playout_hint slow_advice "Deliberately slow advice" {
+  decision: "Recruit a Troop?"
+  move: "option"
+  when: count([x for x in range(1, 15000) where x > 0]) > 0
+  weight: 1
+}
+'''
+
+
+def test_the_decisions_table_blames_the_decision_whose_answering_costs(tmp_path):
+    from conftest import write_pack
+    pack = load_pack(write_pack(tmp_path, {"pack.yaml": "id: slowd\nname: Slow decision\nversion: 0.1.0\n"
+                                                        "extends: base_3to5\n", "slow.rules": SLOW_DECISION}))
+    prof = rule_profile.profile(pack, 3, [1])
+    s = rule_profile.summary(prof, top=5)
+    top = s["by_decision"][0]
+    assert (top["decision"], top["at"], top["prompt"]) == ("either", "phases.rules:366", "Recruit a Troop?")
+    assert top["share"] > 0.1
+    # every decision asked is in the table once, and they hold the games' time but the setups
+    assert sum(n for n, _ in prof.decisions_by.values()) == prof.decisions
+    assert 0.8 < s["by_decision_share"] <= 1.0
+    assert "slow_advice" in {r["hint"] for r in s["hints"]}
+    assert 'either "Recruit a Troop?"  phases.rules:366' in rule_profile.text(s)
