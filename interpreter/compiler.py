@@ -21,7 +21,7 @@ from rulespec import prompts
 from rulespec.board import EDGE_KINDS, GRAPH_FUNCTIONS, via_kinds
 from rulespec.errors import UNKNOWN_SPAN, Diagnostic, RuleFault, RulespecError, Span
 from rulespec.flow import NAME_SPELLINGS
-from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS
+from rulespec.vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS, VERBS
 from rulespec.checker import catalogue_type
 from rulespec.kinds import SPACE
 from rulespec.world import CHECKER_TYPE, zone_type
@@ -30,10 +30,21 @@ from . import costs, world_store
 
 
 # Instruction opcodes (first element of each instruction tuple)
-LET, SET, IF, CHOOSE, FOR, REPEAT, OPTIONAL, EITHER, PAY, REQUIRE, CALL, BREAK, ROLL, RANDOM, SHUFFLE = range(15)
+LET, SET, IF, CHOOSE, FOR, REPEAT, OPTIONAL, EITHER, PAY, REQUIRE, CALL, BREAK, ROLL, RANDOM, SHUFFLE, PROC = range(16)
 OPNAMES = ["let", "set", "if", "choose", "for", "repeat", "optional", "either", "pay", "require", "call", "break",
-           "roll", "random", "shuffle"]
+           "roll", "random", "shuffle", "call"]
+# PROC: a call of one of the pack's procedures the compiler resolved, `name(...)` or `run(name,
+# ...)` (Compiler.stmt); CALL: any other verb, looked up when it runs (Runtime.verb)
+CALLS = (CALL, PROC)
 LOOPS = (FOR, REPEAT, CHOOSE)
+# a call statement of one of the pack's procedures by its name is compiled to PROC, which runs it
+# without looking the verb up (vm.x_proc); off: a CALL, through Runtime.verb (tests/test_speedups.py)
+RESOLVED_PROCEDURES = True
+# the verbs the engine gives its own blocks (Runtime's i_ methods; interpreter/ruleset.py calls
+# them), besides the pack's (rulespec.vocabulary.VERBS): Runtime.verb finds them before a procedure
+ENGINE_VERBS = ("run_block", "begin_phase", "phase_end_hook", "end_phase")
+# the locals the engine itself gives a block, whatever its scope (Runtime.call, a thing's effect)
+_CONTEXT_NAMES = ("player", "action", "self")
 
 # levels of the rules' expressions in one generated Python function (deeper ones are chunked)
 CHUNK_DEPTH = 10
@@ -1101,6 +1112,11 @@ class Compiler:
         if t is A.CallStmt and s.verb == "move" and len(s.args) == 2:
             return self.move(s, scope)
         if t is A.CallStmt:
+            proc = self._procedure(s, scope)
+            if proc is not None:        # the pack's procedure, by its name: no lookup of the verb
+                args = [self.source(a, scope)[0] for a in s.args[s.verb == "run":]]
+                kw = {k: self.source(v, scope)[0] for k, v in s.kwargs.items()}
+                return (PROC,) + self.call(sp, s.verb, args, kw)[1:] + (proc,)
             args = [self.source(a, scope)[0] for a in s.args]
             # the first argument of perform/run names a declaration: keep it as a plain id
             if s.verb in ("perform", "run") and s.args and isinstance(s.args[0], A.Name):
@@ -1111,6 +1127,22 @@ class Compiler:
             kw = {k: self.source(v, scope)[0] for k, v in s.kwargs.items()}
             return self.call(sp, s.verb, args, kw)
         self.fail(f"cannot compile statement {t.__name__}", sp)
+
+    def _procedure(self, s: A.CallStmt, scope: dict) -> str | None:
+        """The procedure a call statement surely runs, when the compiler can tell: `name(...)`
+        for a procedure's name that no verb of the engine has (Runtime.verb looks those up
+        first), and `run(name, ...)` for a procedure's name that is no variable (`run` takes a
+        variable's value for its name)."""
+        name = s.verb
+        if not RESOLVED_PROCEDURES:
+            return None
+        if name == "run" and s.args and isinstance(s.args[0], A.Name):
+            name = s.args[0].id
+            if name in scope or name in _CONTEXT_NAMES:
+                return None
+        elif name in VERBS or name in ENGINE_VERBS:
+            return None
+        return name if self.names.get(name) == "procedure" else None
 
 
 class _Noting:

@@ -389,6 +389,19 @@ def x_call(rt, fr, ins, returned):
     fr["pc"] += 1
 
 
+def x_proc(rt, fr, ins, returned):
+    """A procedure of the pack called by its name, which the compiler resolved (`name(...)`,
+    `run(name, ...)`: compiler.PROC): its block runs in place of the instruction, with the
+    locals Runtime.call binds, as x_call runs it through Runtime.verb. (Nothing returns to a
+    call: the frame moves on before the block is pushed, so `k` is None here.)"""
+    env = fr["env"]
+    values, kwargs = ins[3](rt, env)
+    rt.memo = None          # (run: the window closes before the change)
+    block, local = rt.call(rt.rs.procedures[ins[4]], env, values, kwargs, ins[1])
+    fr["pc"] += 1
+    push(rt, block, local, True)
+
+
 def x_break(rt, fr, ins, returned):
     """Pop frames down to the innermost loop instruction of this procedure and leave it."""
     frames = rt.state["vm"]["frames"]
@@ -474,18 +487,18 @@ def x_shuffle(rt, fr, ins, returned):
 _EXEC = {C.LET: x_let, C.SET: x_set, C.IF: x_if, C.FOR: x_for, C.REPEAT: x_repeat,
          C.CHOOSE: x_choose, C.OPTIONAL: x_optional, C.EITHER: x_either, C.PAY: x_pay,
          C.REQUIRE: x_require, C.CALL: x_call, C.BREAK: x_break,
-         C.ROLL: x_roll, C.RANDOM: x_random, C.SHUFFLE: x_shuffle}
-_EXEC = [_EXEC[op] for op in range(len(_EXEC))]     # opcodes are 0..14: a list is the faster table
+         C.ROLL: x_roll, C.RANDOM: x_random, C.SHUFFLE: x_shuffle, C.PROC: x_proc}
+_EXEC = [_EXEC[op] for op in range(len(_EXEC))]     # opcodes are 0..15: a list is the faster table
 # the instructions that may change the game (not only the running frames): the read-only window
 # shared by the others (see run) is closed before and after each of them
-_CHANGES = [op in (C.SET, C.PAY, C.CALL, C.BREAK, C.ROLL, C.RANDOM, C.SHUFFLE) for op in range(len(_EXEC))]
-_READS_FIRST = (C.SET, C.CALL)      # changing instructions that evaluate all their expressions first
+_CHANGES = [op in (C.SET, C.PAY, C.CALL, C.PROC, C.BREAK, C.ROLL, C.RANDOM, C.SHUFFLE) for op in range(len(_EXEC))]
+_READS_FIRST = (C.SET, C.CALL, C.PROC)      # changing instructions that evaluate all their expressions first
 # the instructions run in the shared read-only window: the reading ones and those that read first
 _IN_WINDOW = [not changes or op in _READS_FIRST for op, changes in enumerate(_CHANGES)]
 # changing instructions whose writes are noted as they are made (Runtime.wrote): a `set` by
 # world_store, a call by Runtime.verb, a payment's by the Runtime's tap, withdraw and deposit;
 # `break` changes only the running frames
-_NOTED = (C.SET, C.CALL, C.BREAK, C.PAY)
+_NOTED = (C.SET, C.CALL, C.PROC, C.BREAK, C.PAY)
 # the locals that say whose and which action's read-only window an instruction is in
 _CONTEXT = ("player", "action")
 

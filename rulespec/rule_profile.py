@@ -130,7 +130,7 @@ def timed(engine, prof: RuleProfile):
             try:
                 return run(rt, fr, ins, returned)
             finally:
-                rec = prof.statements[(ins[1], f"call {ins[2]}" if op == C.CALL else what)]
+                rec = prof.statements[(ins[1], f"call {ins[2]}" if op in C.CALLS else what)]
                 rec[0] += 1
                 rec[1] += stack.leave(t0)[1]
         return statement

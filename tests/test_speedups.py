@@ -25,7 +25,9 @@ combination; this test checks each shortcut alone, so a fault is named):
   score pads of every player ask each House's count once, with the totals read outside one;
 - a move whose last try wrote tried on a full copy at once (interpreter/api.py `_deep_tries`);
 - a procedure offered mid-payment that opens with a question of two or more options taken as
-  legal without a try (interpreter/api.py `QUESTION_STOPS`).
+  legal without a try (interpreter/api.py `QUESTION_STOPS`);
+- a procedure called by its name run without looking the verb up (interpreter/compiler.py
+  `RESOLVED_PROCEDURES`, vm.x_proc).
 """
 from __future__ import annotations
 
@@ -96,6 +98,7 @@ _no_records_in_loops = _set(compiler, "RECORDS_IN_LOOPS", False)
 _no_filtered_loops = _set(compiler, "FILTERED_LOOPS", False)
 _no_static_reads = _set(constraints, "STATIC_READS", False)
 _try_every_question = _set(api, "QUESTION_STOPS", False)
+_procedures_by_verb = _set(compiler, "RESOLVED_PROCEDURES", False)
 
 
 def _no_deep_tries(monkeypatch, pack):
@@ -121,11 +124,12 @@ class _Forgetful(dict):
 @pytest.mark.parametrize("without", [_no_inlining, _no_shared_window, _no_adopting, _no_field_cache,
                                      _no_ref_cache, _no_parsed_choices, _no_direct_records,
                                      _copy_for_every_payment, _full_copy_tries, _no_records_in_loops,
-                                     _no_filtered_loops, _no_deep_tries, _no_static_reads, _try_every_question],
+                                     _no_filtered_loops, _no_deep_tries, _no_static_reads, _try_every_question,
+                                     _procedures_by_verb],
                          ids=["inlining", "shared-window", "adopting", "field-cache", "ref-cache",
                               "parsed-choices", "direct-records", "copy-only-to-try", "shallow-tries",
                               "records-in-loops", "filtered-loops", "deep-tries", "static-reads",
-                              "question-stops"])
+                              "question-stops", "resolved-procedures"])
 def test_the_same_games_without_each_shortcut(monkeypatch, pack, reference, without):
     eng = without(monkeypatch, pack)
     for seed in SEEDS:
@@ -386,3 +390,22 @@ def test_a_procedure_that_opens_with_a_question_is_taken_without_a_try(monkeypat
     monkeypatch.setattr(api.Engine, "_stops_at_its_question", counted)
     assert _played(Engine(pack), SEEDS[0]) == reference[SEEDS[0]]
     assert taken and all(m.startswith("run ") for m in taken), taken
+
+
+def test_procedures_called_by_name_are_resolved(pack):
+    """`run(purchase)` and `gain_card(...)` compile to PROC (vm.x_proc), with the procedure's name;
+    a verb, an engine's verb and `run` of a variable stay CALLs (Runtime.verb decides when it
+    runs); the engine's verbs the compiler knows are Runtime's."""
+    from rulespec.parser import parse_rules
+    from rulespec.vocabulary import VERBS
+    program = Engine(pack).rs.program
+    procs = {ins[4] for code in program.blocks for ins in code if ins[0] == compiler.PROC}
+    assert {"purchase", "offer_indulgence", "gain_card"} <= procs
+    verbs = {name[2:] for name in dir(Runtime) if name[:2] in ("v_", "i_") and callable(getattr(Runtime, name))}
+    assert verbs == set(VERBS) | set(compiler.ENGINE_VERBS)
+    mod = parse_rules('procedure p(q: str) "p" { effect: { run(q) run(p) run(q: 1) log(1) end_phase() p(q: "x") } }')
+    comp = compiler.Compiler({"p": "procedure", "q": "procedure", "log": "procedure", "end_phase": "procedure"})
+    block = comp.block(mod.items[0].members[0].value, {"q": "str"})
+    assert [(ins[0], ins[2], ins[4] if ins[0] == compiler.PROC else None) for ins in comp.program.blocks[block]] == [
+        (compiler.CALL, "run", None), (compiler.PROC, "run", "p"), (compiler.CALL, "run", None),
+        (compiler.CALL, "log", None), (compiler.CALL, "end_phase", None), (compiler.PROC, "p", "p")]
