@@ -30,9 +30,10 @@ from . import costs, world_store
 
 
 # Instruction opcodes (first element of each instruction tuple)
-LET, SET, IF, CHOOSE, FOR, REPEAT, OPTIONAL, EITHER, PAY, REQUIRE, CALL, BREAK, ROLL, RANDOM, SHUFFLE, PROC = range(16)
+LET, SET, IF, CHOOSE, FOR, REPEAT, OPTIONAL, EITHER, PAY, REQUIRE, CALL, BREAK, ROLL, RANDOM, SHUFFLE, PROC, \
+    BRANCH, JUMP = range(18)
 OPNAMES = ["let", "set", "if", "choose", "for", "repeat", "optional", "either", "pay", "require", "call", "break",
-           "roll", "random", "shuffle", "call"]
+           "roll", "random", "shuffle", "call", "if", "jump"]
 # PROC: a call of one of the pack's procedures the compiler resolved, `name(...)` or `run(name,
 # ...)` (Compiler.stmt); CALL: any other verb, looked up when it runs (Runtime.verb)
 CALLS = (CALL, PROC)
@@ -40,6 +41,11 @@ LOOPS = (FOR, REPEAT, CHOOSE)
 # a call statement of one of the pack's procedures by its name is compiled to PROC, which runs it
 # without looking the verb up (vm.x_proc); off: a CALL, through Runtime.verb (tests/test_speedups.py)
 RESOLVED_PROCEDURES = True
+# an `if` whose branches bind no name of their own is laid out in its block (BRANCH, the branches'
+# statements, a JUMP past the others at the end of each but the last: vm.x_branch), where IF runs
+# the branch as a block of its own, a frame pushed and popped; off: every `if` an IF
+# (tests/test_speedups.py)
+FLAT_IFS = True
 # the verbs the engine gives its own blocks (Runtime's i_ methods; interpreter/ruleset.py calls
 # them), besides the pack's (rulespec.vocabulary.VERBS): Runtime.verb finds them before a procedure
 ENGINE_VERBS = ("run_block", "begin_phase", "phase_end_hook", "end_phase")
@@ -1034,10 +1040,48 @@ class Compiler:
 
     # ------------------------------------------------------------ statements
     def block(self, b: A.Block, scope: dict) -> int:
+        return self.program.add(self._stmts(b, scope), b.span)
+
+    def _stmts(self, b: A.Block, scope: dict) -> list:
+        """The instructions of a block's statements (an `if` laid out in place gives several)."""
         scope = dict(scope)
+        instrs = []
         with limits.deep_recursion():
-            instrs = [self.stmt(s, scope) for s in b.stmts]
-        return self.program.add(instrs, b.span)
+            for s in b.stmts:
+                ins = self.stmt(s, scope)
+                if type(ins) is list:
+                    instrs += ins
+                else:
+                    instrs.append(ins)
+        return instrs
+
+    def _if(self, s: A.If, scope: dict):
+        """An IF, whose branches are blocks of their own; or, when no branch binds a name of its
+        own (`let`, `roll ... as`, a `pay`: they would need a copy of the locals, vm.x_if), the
+        instructions [BRANCH, first branch, JUMP, second branch, JUMP, ..., else], the jumps
+        counted from the instruction that makes them: the branch runs in the frame of the `if`,
+        in its very locals, as x_if runs it in a frame that holds them."""
+        sp = s.span
+        branches = [(self.fn(c, scope), self._stmts(b, scope)) for c, b in s.branches]
+        else_ = self._stmts(s.else_, scope) if s.else_ else None
+        # whether a branch binds a name of its own (else vm.x_if runs it in the `if`'s locals)
+        binds = any(i[0] in (LET, PAY, ROLL) for b in [b for _, b in branches] + [else_]
+                    if b is not None for i in b)
+        if binds or not FLAT_IFS:
+            return (IF, sp, [(c, self.program.add(b, bs.span)) for (c, b), (_, bs) in zip(branches, s.branches)],
+                    self.program.add(else_, s.else_.span) if else_ is not None else None, binds)
+        bodies = [b for _, b in branches] + ([else_] if else_ is not None else [])
+        out, skips, at = [], [], 1         # `at`: where the next body starts, from the BRANCH
+        for i, body in enumerate(bodies):
+            skips.append(at)
+            last = i == len(bodies) - 1
+            at += len(body) + (not last)
+        for i, body in enumerate(bodies):
+            out += body
+            if i < len(bodies) - 1:     # past the other bodies, to the statement after the `if`
+                out.append((JUMP, sp, at - (skips[i] + len(body))))
+        otherwise = skips[-1] if else_ is not None else at
+        return [(BRANCH, sp, [(c, skip) for (c, _), skip in zip(branches, skips)], otherwise)] + out
 
     def stmt(self, s, scope: dict):
         t = type(s)
@@ -1064,12 +1108,7 @@ class Compiler:
             obj, ot = self.expr(s.target.obj, scope)
             return (SET, sp, obj, ot.rstrip("?"), s.target.name, self.fn(s.value, scope))
         if t is A.If:
-            branches = [(self.fn(c, scope), self.block(b, scope)) for c, b in s.branches]
-            else_ = self.block(s.else_, scope) if s.else_ else None
-            # whether a branch binds a name of its own (else vm.x_if runs it in the `if`'s locals)
-            binds = any(i[0] in (LET, PAY, ROLL) for b in [b for _, b in branches] + [else_]
-                        if b is not None for i in self.program.blocks[b])
-            return (IF, sp, branches, else_, binds)
+            return self._if(s, scope)
         if t in (A.Choose, A.For):
             it, where, inner = self._loop_items(s, scope)
             body = self.block(s.body, inner)

@@ -219,6 +219,22 @@ def x_if(rt, fr, ins, returned):
     _next(fr)
 
 
+def x_branch(rt, fr, ins, returned):
+    """An `if` laid out in its block (compiler.Compiler._if): on to the first branch whose
+    condition holds, else to the `else` (or past the `if`), in the same frame and locals."""
+    env = fr["env"]
+    for cond, skip in ins[2]:
+        if cond(rt, env):
+            fr["pc"] += skip
+            return
+    fr["pc"] += ins[3]
+
+
+def x_jump(rt, fr, ins, returned):
+    """The end of a branch of an `if` laid out in its block: past the other branches."""
+    fr["pc"] += ins[2]
+
+
 def _passing(rt, env, var, it, where, distinct_from=None) -> list:
     """The elements of `it` that pass `where` (with `var` bound to each), read in the read-only
     window of the instruction (run opens it for the reading instructions; x_random opens its
@@ -487,8 +503,9 @@ def x_shuffle(rt, fr, ins, returned):
 _EXEC = {C.LET: x_let, C.SET: x_set, C.IF: x_if, C.FOR: x_for, C.REPEAT: x_repeat,
          C.CHOOSE: x_choose, C.OPTIONAL: x_optional, C.EITHER: x_either, C.PAY: x_pay,
          C.REQUIRE: x_require, C.CALL: x_call, C.BREAK: x_break,
-         C.ROLL: x_roll, C.RANDOM: x_random, C.SHUFFLE: x_shuffle, C.PROC: x_proc}
-_EXEC = [_EXEC[op] for op in range(len(_EXEC))]     # opcodes are 0..15: a list is the faster table
+         C.ROLL: x_roll, C.RANDOM: x_random, C.SHUFFLE: x_shuffle, C.PROC: x_proc,
+         C.BRANCH: x_branch, C.JUMP: x_jump}
+_EXEC = [_EXEC[op] for op in range(len(_EXEC))]     # opcodes are 0..17: a list is the faster table
 # the instructions that may change the game (not only the running frames): the read-only window
 # shared by the others (see run) is closed before and after each of them
 _CHANGES = [op in (C.SET, C.PAY, C.CALL, C.PROC, C.BREAK, C.ROLL, C.RANDOM, C.SHUFFLE) for op in range(len(_EXEC))]

@@ -27,7 +27,9 @@ combination; this test checks each shortcut alone, so a fault is named):
 - a procedure offered mid-payment that opens with a question of two or more options taken as
   legal without a try (interpreter/api.py `QUESTION_STOPS`);
 - a procedure called by its name run without looking the verb up (interpreter/compiler.py
-  `RESOLVED_PROCEDURES`, vm.x_proc).
+  `RESOLVED_PROCEDURES`, vm.x_proc);
+- an `if` whose branches bind no name laid out in its block, without a frame for its branch
+  (interpreter/compiler.py `FLAT_IFS`, vm.x_branch).
 """
 from __future__ import annotations
 
@@ -409,3 +411,33 @@ def test_procedures_called_by_name_are_resolved(pack):
     assert [(ins[0], ins[2], ins[4] if ins[0] == compiler.PROC else None) for ins in comp.program.blocks[block]] == [
         (compiler.CALL, "run", None), (compiler.PROC, "run", "p"), (compiler.CALL, "run", None),
         (compiler.CALL, "log", None), (compiler.CALL, "end_phase", None), (compiler.PROC, "p", "p")]
+
+
+def test_the_same_games_with_ifs_as_blocks(monkeypatch, pack, reference):
+    """FLAT_IFS off: the same moves to the same state but the running rules' frames (an `if`'s
+    branch is a block of its own there, so the blocks are numbered otherwise)."""
+    flat = Engine(pack)
+    monkeypatch.setattr(compiler, "FLAT_IFS", False)
+    blocks = Engine(pack)
+    assert len(blocks.rs.program.blocks) > len(flat.rs.program.blocks)
+    for seed in SEEDS:
+        got, want = (play_game(e, 4, seed, "random", max_moves=MOVES) for e in (blocks, flat))
+        assert got[1] == want[1] == reference[seed][0], f"seed {seed}"
+        assert {k: v for k, v in got[0].items() if k != "vm"} == {k: v for k, v in want[0].items() if k != "vm"}
+
+
+def test_ifs_are_laid_out_in_their_block():
+    """An `if` whose branches bind nothing is BRANCH, its branches' statements and the JUMPs past
+    the others, counted from each instruction (nested ones too); one whose branch has a `let`
+    stays an IF with blocks of its own."""
+    from rulespec.parser import parse_rules
+    mod = parse_rules('procedure p "p" { effect: { if a { log(1) log(2) } elif b { if c { log(3) } } '
+                      'else { log(4) } log(5) if d { let x = 1 } } }')
+    comp = compiler.Compiler({"p": "procedure"})
+    code = comp.program.blocks[comp.block(mod.items[0].members[0].value, {"a": "bool", "b": "bool", "c": "bool", "d": "bool"})]
+    ops = [(compiler.OPNAMES[ins[0]] if ins[0] != compiler.BRANCH else "branch") for ins in code]
+    assert ops == ["branch", "call", "call", "jump", "branch", "call", "jump", "call", "call", "if"]
+    assert [skip for _, skip in code[0][2]] == [1, 4] and code[0][3] == 7     # a, b at 4; else at 7
+    assert code[3][2] == 5 and code[6][2] == 2          # both to `log(5)`, at 8
+    assert [skip for _, skip in code[4][2]] == [1] and code[4][3] == 2        # c; none: past it, at 6
+    assert code[9][4] is True           # the `let`: a copy of the locals, in a block of its own
