@@ -327,6 +327,16 @@ class Module(Node):
     items: list                     # Declaration | Removal
 
 
+_FIELD_NAMES: dict = {}     # node class -> its fields' names (dataclasses.fields builds a tuple at each call)
+
+
+def _field_names(cls) -> tuple:
+    got = _FIELD_NAMES.get(cls)
+    if got is None:
+        got = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return got
+
+
 def walk(value):
     """Every AST node inside `value` (a node, or lists / tuples / dicts of them), each once,
     without recursion (deeply nested expressions must not hit the recursion limit). A node is
@@ -340,7 +350,7 @@ def walk(value):
                 continue
             seen.add(id(v))
             yield v
-            stack.extend(getattr(v, f.name) for f in fields(v))
+            stack.extend([getattr(v, name) for name in _field_names(type(v))])
         elif isinstance(v, (list, tuple)):
             stack.extend(v)
         elif isinstance(v, dict):
