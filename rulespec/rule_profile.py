@@ -107,10 +107,7 @@ def timed(engine, prof: RuleProfile):
         if phase[0] is None:
             now = _clock()
             end_decision(prof, now)
-            pending = state["vm"]["pending"] if isinstance(state, dict) and isinstance(state.get("vm"), dict) else None
-            if isinstance(pending, dict):
-                prompt = "pay" if pending.get("kind") == "pay" else str(pending.get("prompt") or "")
-                prof.asked = ((pending.get("kind"), pending.get("at") or "", prompt[:48]), now)
+            prof.asked = _decision(engine, state, now)
         return timed_legal(state)
 
     def formula(rt, name, args, kwargs, env):
@@ -171,6 +168,21 @@ def timed(engine, prof: RuleProfile):
             c["check"] = check
         policy.hints = saved_hints
         policy._by_prompt.clear()
+
+
+def _decision(engine, state, now: int):
+    """((kind, where its statement is, prompt), now) of the decision `state` asks; None for
+    anything else (a game over, a damaged state: legal_moves then says what is wrong)."""
+    try:
+        vm = state["vm"]
+        pending, fr = vm["pending"], vm["frames"][-1]
+        span = engine.rs.program.blocks[fr["b"]][fr["pc"]][1]      # the decision's statement
+    except (KeyError, IndexError, TypeError):
+        return None
+    if not isinstance(pending, dict):
+        return None
+    prompt = "pay" if pending.get("kind") == "pay" else str(pending.get("prompt") or "")
+    return (pending.get("kind"), str(span) if span is not None else "", prompt[:48]), now
 
 
 def end_decision(prof: RuleProfile, now: int):
@@ -272,5 +284,5 @@ def text(s: dict, root: str = "") -> str:
                   f"after the answer): {s['by_decision_share']:.1%} in all"]
     for r in s["by_decision"]:
         lines.append(f"  {r['share']:6.1%}  {r['per_decision']:7.3f} of them  {r['us_each']:7.1f} us  "
-                     f"{r['decision']} \"{r['prompt']}\"" + (f"  {r['at']}" if r["at"] else ""))
+                     f"{r['decision']} \"{r['prompt']}\"" + (f"  {where(r['at'])}" if r["at"] else ""))
     return "\n".join(lines)
