@@ -466,9 +466,8 @@ class Ruleset:
 
     @cached_property
     def stored_kinds(self) -> list:
-        """(kind name, store) of the kinds with records of their own but the sides (`city`,
-        `track`...), in the World's order: what `Runtime.type_name` tells an id by."""
-        return [(k.name, k.store) for k in self.world.kinds.values() if k.store and k.name not in (SIDE, GAME)]
+        """World.stored_kinds, once per ruleset (Runtime.type_name asks it at every read)."""
+        return self.world.stored_kinds()
 
     @cached_property
     def _marked_field(self):

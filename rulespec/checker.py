@@ -21,7 +21,7 @@ from .flow import NAME_SPELLINGS, check_flow
 from .mapless import check_map_use
 from .board import EDGE_KINDS, GRAPH_FUNCTIONS, via_kinds
 from .vocabulary import ATTRIBUTES, CONSTANTS, FUNCTIONS, GLOBALS, VERBS
-from .world import CHECKER_TYPE, GAME, SIDE, build_world, zone_type
+from .world import CHECKER_TYPE, build_world, zone_type
 
 NUMERIC = {"number", "int"}
 # declaration kinds whose ids are values of that type in expressions
@@ -597,7 +597,7 @@ class Checker:
             return
         t = self.expr(root, env)
         # a side, or a thing of a kind with records of its own (interpreter/vm.py x_shuffle)
-        owners = ["player"] + [k.name for k in self.world.kinds.values() if k.store and k.name not in (SIDE, GAME)]
+        owners = ["player"] + [k for k, _ in self.world.stored_kinds()]
         if not any(_compatible(t, o) for o in owners):
             self.diag("RS106", f"`shuffle` shuffles a list of the {ZONE_STORE}, of a side or of a stored thing "
                       f"({', '.join(owners[1:])}), but this starts from {_words(t)}", root.span,

@@ -144,6 +144,12 @@ class World:
     enums: dict = field(default_factory=dict)       # enum id -> [values]
     diagnostics: list = field(default_factory=list)
 
+    def stored_kinds(self) -> list:
+        """(kind name, store) of the kinds with records of their own but the sides (`city`,
+        `track`...), in the World's order: the things an id names a record of (Runtime.type_name,
+        `shuffle(OWNER.LIST)`)."""
+        return [(k.name, k.store) for k in self.kinds.values() if k.store and k.name not in (SIDE, GAME)]
+
     def kind_of(self, checker_type: str) -> KindDef | None:
         """The kind (or record type) whose values the checker types `checker_type` ('player'...)."""
         name = KIND_OF_TYPE.get(checker_type, checker_type)
