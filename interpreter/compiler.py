@@ -179,7 +179,7 @@ class Compiler:
         self.world = world                  # rulespec.world.World: zones for `move`, zones read by name
         self.methods = methods or {}        # (type, name) -> type of a method formula read x.name
         self.bare = bare or {}              # formulas without parameters (a bare name calls them) -> type
-        self._iterating: dict = {}          # formula -> whether its body builds a list (_iterates)
+        self._body_node_classes: dict = {}  # formula -> the node classes of its body (_body_nodes)
         # the code objects this build used ((source, file, mode) -> code), and whether any was
         # compiled anew (interpreter/codecache.py then keeps them for the next process)
         self.codes: dict = {}
@@ -646,24 +646,26 @@ class Compiler:
             return f"rt.table_lookup({', '.join([repr(name)] + args)})", "any"
         self.fail(f"unknown function '{name}'", e.span)
 
-    def _reads_only(self, name) -> bool:
-        """Whether a formula's body calls nothing and builds no list (only reads and operators)."""
-        d = self.formula_decls.get(name)
-        fv = d.fields.get("value") if d is not None else None
-        body = fv.value if fv is not None else None
-        return isinstance(body, A.Expr) and \
-            not any(isinstance(n, (A.Call, A.Comprehension)) for n in A.walk(body))
-
-    def _iterates(self, name) -> bool:
-        """Whether a formula's body builds a list (a comprehension): worth remembering."""
-        got = self._iterating.get(name)
+    def _body_nodes(self, name) -> frozenset:
+        """The node classes in a formula's value expression, walked once per formula (empty
+        when its value is no expression)."""
+        got = self._body_node_classes.get(name)
         if got is None:
             d = self.formula_decls.get(name)
             fv = d.fields.get("value") if d is not None else None
             body = fv.value if fv is not None else None
-            got = self._iterating[name] = isinstance(body, A.Expr) and \
-                any(isinstance(n, A.Comprehension) for n in A.walk(body))
+            got = self._body_node_classes[name] = \
+                frozenset(type(n) for n in A.walk(body)) if isinstance(body, A.Expr) else frozenset()
         return got
+
+    def _reads_only(self, name) -> bool:
+        """Whether a formula's body calls nothing and builds no list (only reads and operators)."""
+        nodes = self._body_nodes(name)
+        return bool(nodes) and A.Call not in nodes and A.Comprehension not in nodes
+
+    def _iterates(self, name) -> bool:
+        """Whether a formula's body builds a list (a comprehension): worth remembering."""
+        return A.Comprehension in self._body_nodes(name)
 
     def _inline(self, name, args: list, env: str, roles: list = ()):
         """A call of a small formula compiled in place (its body with its parameters bound to
@@ -1071,17 +1073,18 @@ class Compiler:
             return (IF, sp, [(c, self.program.add(b, bs.span)) for (c, b), (_, bs) in zip(branches, s.branches)],
                     self.program.add(else_, s.else_.span) if else_ is not None else None, binds)
         bodies = [b for _, b in branches] + ([else_] if else_ is not None else [])
-        out, skips, at = [], [], 1         # `at`: where the next body starts, from the BRANCH
+        out, starts, jumps = [], [], []     # positions counted from the BRANCH (out[i] is at 1 + i)
         for i, body in enumerate(bodies):
-            skips.append(at)
-            last = i == len(bodies) - 1
-            at += len(body) + (not last)
-        for i, body in enumerate(bodies):
+            starts.append(1 + len(out))
             out += body
-            if i < len(bodies) - 1:     # past the other bodies, to the statement after the `if`
-                out.append((JUMP, sp, at - (skips[i] + len(body))))
-        otherwise = skips[-1] if else_ is not None else at
-        return [(BRANCH, sp, [(c, skip) for (c, _), skip in zip(branches, skips)], otherwise)] + out
+            if i < len(bodies) - 1:         # a JUMP past the other bodies, its distance known at the end
+                jumps.append(len(out))
+                out.append(None)
+        end = 1 + len(out)
+        for j in jumps:
+            out[j] = (JUMP, sp, end - (1 + j))
+        otherwise = starts[-1] if else_ is not None else end
+        return [(BRANCH, sp, [(c, start) for (c, _), start in zip(branches, starts)], otherwise)] + out
 
     def stmt(self, s, scope: dict):
         t = type(s)

@@ -414,8 +414,7 @@ def x_proc(rt, fr, ins, returned):
     values, kwargs = ins[3](rt, env)
     rt.memo = None          # (run: the window closes before the change)
     block, local = rt.call(rt.rs.procedures[ins[4]], env, values, kwargs, ins[1])
-    fr["pc"] += 1
-    push(rt, block, local, True)
+    _enter(rt, fr, block, local, scope=True)
 
 
 def x_break(rt, fr, ins, returned):
