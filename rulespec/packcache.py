@@ -36,7 +36,7 @@ import tempfile
 from pathlib import Path
 
 from . import compactpickle
-from .cache_folder import cache_dir  # noqa: F401  (packcache.cache_dir: the folder's readers)
+from .cache_folder import cache_dir     # (also read as packcache.cache_dir by pack.py and codecache.py)
 
 FORMAT = 2                  # 2: dataclass instances written as maker calls (rulespec/compactpickle.py)
 MAGIC = b"RULESPEC-PACK-CACHE %d\n" % FORMAT
