@@ -18,7 +18,6 @@ from rulespec.world import CHECKER_TYPE
 
 from . import costs, events, payment, tracks, verbs, vm, world_store
 from .fight import FightMixin
-from .palace import BoardMixin
 from .state import card_ids, first_of_each, type_of
 from .vm import Abort, push
 
@@ -100,7 +99,7 @@ def _attr_method(cls, t, name):
         return m
 
 
-class Runtime(BoardMixin, FightMixin):
+class Runtime(FightMixin):
     def __init__(self, rs, state: dict, board: Board):
         self.rs = rs
         self.program = rs.program
