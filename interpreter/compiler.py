@@ -101,6 +101,11 @@ def _zero(op, span):
                      "guard the formula, e.g. `if n > 0 then x / n else 0`")
 
 
+def _cat(a, b) -> str:
+    """`text + x`: the two joined as prompts show them ("alliance." + a)."""
+    return prompts.show_value(a) + prompts.show_value(b)
+
+
 def _div(a, b, span=None):
     if not b:
         raise _zero("/", span)
@@ -192,10 +197,11 @@ class Compiler:
         # globals of the generated code: helpers, then constants and comprehensions (_kN)
         self._ns: dict = {"_costs": costs, "_div": _div, "_mod": _mod, "_index": _index, "_count": _count,
                           "_field": world_store.get, "_ref_record": world_store._ref_record, "_record": world_store.new_record,
-                          "_refs_list": world_store.refs_list, "_index_ref": world_store.index_ref,
+                          "_refs_list": world_store.refs_list, "_zone_held": world_store.zone_held,
+                          "_entry_ids": world_store.entry_ids, "_index_ref": world_store.index_ref,
                           "_listed": world_store.listed,
                           "_entry": _entry_value(), "_type_of": type_of, "_UNSET": _UNSET,
-                          "_NONES": itertools.repeat(None)}
+                          "_NONES": itertools.repeat(None), "_cat": _cat}
         self.records: dict = {}             # record type -> its KindDef (rulespec.world): `R(f: v)` makes one
         self.catalogue: dict = {}           # (kind, field) -> type: the fields of catalogue kinds (Checker.catalogue_fields)
         self.catalogue_ids: set = set()     # (kind, "id") of every catalogue kind: `x.id` is its catalogue id
@@ -212,9 +218,10 @@ class Compiler:
         # a comprehension over a list of records (`for s in p.court`): its iterable binds the
         # stored list (`_want_records`: to this Python local), and while its element and
         # condition are compiled, `_loop_records` = (variable, record type): the variable's
-        # fields are read from its record (`_rec_it`) rather than by its ref
+        # fields are read from its record (`_rec_it`) rather than by its ref; over a zone with
+        # entry fields (`for t in p.tiles`), (variable, the ZoneDef): its entry fields likewise
         self._want_records: str | None = None
-        self._records_of: str | None = None
+        self._records_of = None         # the record type, or the zone, the iterable read
         self._loop_records: tuple | None = None
         # What the code being compiled reads of the state, while `noting` (a constraint's check,
         # a formula): items the Ruleset resolves into a constraint's static reads
@@ -527,9 +534,15 @@ class Compiler:
         if self.world is not None and self.world.entry_field(base, name) is not None:
             # an entry field: kept where the thing is now (interpreter/verbs.py)
             self._note(("unknown", f"entry field {name}"))
+            ftype = self.world.entry_field(base, name).type.checker()
+            lr = self._loop_records
+            if lr is not None and lr[1].__class__ is not str and name in lr[1].entry \
+                    and isinstance(e.obj, A.Name) and self._pyvars.get(e.obj.id) == "_it":
+                # the element of a loop over a zone's entries (`t.exhausted` for t in
+                # player.tiles): its own entry, at hand
+                return f"_rec_it[{lr[1].entry[name].key!r}]", ftype
             o, bind = self._bound(obj)
-            return f"(None if {bind} is None else _entry(rt, {o}, {name!r}))", \
-                self.world.entry_field(base, name).type.checker()
+            return f"(None if {bind} is None else _entry(rt, {o}, {name!r}))", ftype
         zone = self.world.zone_on(base, name) if self.world is not None else None
         if zone is not None:
             # a zone each of them owns (player.tiles): the things it holds, in order
@@ -543,8 +556,13 @@ class Compiler:
                 self._note(("top", zone.store))
                 self._note(("top", f"{zone.store}.*"))
             o, bind = self._bound(obj)
-            return f"(None if {bind} is None else rt.zone_things({self._const(world_store.zone_read(zone))}, {o}))", \
-                zone_type(zone)
+            zr = self._const(world_store.zone_read(zone))
+            if want is not None and zone.shape == "entries" and zone.entry:
+                # a comprehension's iterable: its entries too, for their fields (c_Comprehension)
+                self._records_of = zone
+                return (f"(None if {bind} is None else _entry_ids({want} := _zone_held(rt, {zr}, {o})))",
+                        zone_type(zone))
+            return f"(None if {bind} is None else rt.zone_things({zr}, {o}))", zone_type(zone)
         if (base, name) in self.methods:
             # a method formula: `x.name` is name(x), memoised while nothing can change; one
             # that only reads fields (no call, no comprehension) is compiled in place, as a
@@ -769,6 +787,8 @@ class Compiler:
                 if lt in ("cost", "symbol"):
                     return f"_costs.times(_costs.as_cost({l}), int({r}))", "cost"
                 return f"_costs.times(_costs.as_cost({r}), int({l}))", "cost"
+        if op == "+" and "str" in (lt, rt_):
+            return f"_cat({l}, {r})", "str"         # texts join (a thing's id joins as its id)
         if op == "+" and lt.startswith("set:"):
             return f"(list({l} or ()) + list({r} or ()))", lt      # lists concatenate
         if op == "/":
@@ -854,7 +874,9 @@ class Compiler:
             self._records_of = None
             it, itype = self._src(e.iter, scope, "env")     # in the generated function's terms
             self._want_records = None
-            if self._records_of is not None and itype == "set:" + self._records_of:
+            if self._records_of is not None and (self._records_of.__class__ is not str or
+                                                 itype == "set:" + self._records_of):
+                # (a zone: a loop over its entries, whose fields the element reads at hand)
                 self._loop_records = (e.var, self._records_of)
             inner = dict(scope)
             inner[e.var] = itype[4:] if itype.startswith("set:") else "any"
@@ -866,7 +888,8 @@ class Compiler:
             # the loop's variable: a record of the iterable's side's list, or any value
             self._roles = dict(self._roles)
             self._roles[e.var] = ("rec", self._role(e.iter.obj, scope)) \
-                if self._loop_records is not None and isinstance(e.iter, A.Attr) else "any"
+                if self._loop_records is not None and self._loop_records[1].__class__ is str \
+                and isinstance(e.iter, A.Attr) else "any"
             if e.var not in ("player", "action", "self"):    # what calls read from the variables
                 self._pyvars[None] = "env"
             elem, etype = self._src(e.elem, inner, "local")

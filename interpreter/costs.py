@@ -28,6 +28,16 @@ def as_cost(v) -> list:
     raise TypeError(f"not a cost: {v!r}")
 
 
+def merged(v) -> dict:
+    """Symbols printed on a bottom, as one dict: {'crown': 1, 'cross': 1} for `crown | cross`
+    (a bottom that shows both; one type is used at a time)."""
+    out = {}
+    for alt in as_cost(v):
+        for s, n in alt.items():
+            out[s] = max(out.get(s, 0), n)
+    return out
+
+
 def _too_many(n: int) -> RuleFault:
     return RuleFault("RS305", f"a cost with more than {limits.MAX_COST_ALTERNATIVES:,} alternatives ({n:,} at least)",
                      hint="a cost such as `(crown | cross) * 3000` lists every way to pay it: use fewer "

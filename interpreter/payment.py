@@ -12,11 +12,12 @@ Each decision taps one source for one symbol type (the one-type-per-bottom rule)
 player gets all the symbols of that type on the bottom. The payment completes as soon as
 one alternative is covered (money comes from the treasury). Only taps after which the cost
 can still be completed are offered, so a payment never strands a player.
-The Runtime supplies `payment_sources(player, env)` -> [(source_id, {symbol: n})] in rulebook
-order, `first_source(source_id)` (a source to use before the others: "first use the resources
-provided from the Action card and its Improvement, then supplement them"), the treasury
-(`treasury`, `withdraw`, `deposit`) and `tap(player, source_id, symbol) -> n`, which flips/marks
-the source.
+The Runtime supplies, from the pack's `source` declarations (content/base_3to5/rules/
+sources.rules), `payment_sources(player, ctx)` -> [(label, {symbol: n})] in their order,
+`first_source(label)` (a source to use before the others: "first use the resources provided
+from the Action card and its Improvement, then supplement them") and `tap(player, label,
+symbol, ctx) -> n`, which runs the source's `tap` block (a card exhausted, a bottom marked
+used); and the treasury (`treasury`, `withdraw`, `deposit`).
 """
 from __future__ import annotations
 
@@ -214,7 +215,7 @@ def apply_option(rt, k, move: str):
         from .vm import Abort
         raise Abort(f"'{move}' is not a payment move (expected 'tap SOURCE SYMBOL')")
     _, sid, s = parts
-    n = rt.tap(k["player"], sid, s)
+    n = rt.tap(k["player"], sid, s, k["ctx"])
     k["tapped"].append(sid)
     if s != rt.rs.money or rt.first_source(sid):
         k["pool"][s] = k["pool"].get(s, 0) + n

@@ -12,7 +12,7 @@ from rulespec import ast as A
 from rulespec import flow, limits
 from rulespec.checker import Checker, param_types
 from rulespec.errors import Diagnostic, RulespecError, source_line_at
-from rulespec.kinds import SPACE
+from rulespec.kinds import KINDS, SPACE
 from rulespec.kinds import _common as DOC_FIELDS
 from rulespec.pack import Decl, Pack
 from rulespec.prompts import literal_values
@@ -67,6 +67,17 @@ def _kinds_of(catalogue: dict) -> frozenset:
 
 
 @dataclass
+class PaymentSource:
+    """A compiled `source` declaration (Runtime.payment_sources, Runtime.tap)."""
+    id: str
+    param: str              # the name its fields give the thing or record that pays
+    entries: object         # fn(rt, env) -> [[label, symbols, thing or record], ...]
+    tap: int                # the block of its `tap` effect (locals: player, param, symbol)
+    first: bool
+    decl: Decl
+
+
+@dataclass
 class Ruleset:
     pack: Pack
     program: Program
@@ -82,7 +93,6 @@ class Ruleset:
     boards: dict = field(default_factory=dict)
     printed_values: dict = field(default_factory=dict)     # (record type, key, ref or side) -> value (cache)
     war_bonuses: dict = field(default_factory=dict)
-    bonuses: dict = field(default_factory=dict)     # kind -> {id: (symbols, usable in)}: records that pay (_bonus_of)
     abilities: dict = field(default_factory=dict)
     scoring: list = field(default_factory=list)
     end_conditions: list = field(default_factory=list)
@@ -96,6 +106,10 @@ class Ruleset:
     instances: dict = field(default_factory=dict)  # kind -> its instances, in order (cache: Runtime.f_instances)
     zones: list = field(default_factory=list)      # [(ZoneDef, ZoneRead, initial fn or None)], declaration order
     payment_procedures: list = field(default_factory=list)   # offered as moves while paying
+    # the pack's payment sources, in declaration order (Ruleset._source): [PaymentSource]
+    sources: list = field(default_factory=list)
+    first_labels: frozenset = frozenset()       # the labels of the `first: true` sources
+    symbols_fields: frozenset = frozenset()     # (catalogue kind, field) of the fields of type `symbols`
     # effect block -> the action or procedure it is the effect of (what is being run, for a
     # payment's context: where an Alliance Bonus may be used, runtime.running)
     block_owner: dict = field(default_factory=dict)
@@ -136,6 +150,8 @@ class Ruleset:
                            methods=rs.method_types, bare=checker.bare_formulas(), world=checker.world)
         rs.comp.records = checker.world.records
         rs.comp.catalogue = checker.catalogue_fields()
+        rs.symbols_fields = frozenset((k, n) for k, spec in checker.kinds.items() if k not in KINDS
+                                      for n, f in spec.fields.items() if f.type == "symbols")
         rs.comp.catalogue_ids = {(k, "id") for (k, _) in rs.comp.catalogue}
         rs.comp.formula_decls = {str(d.id): d for d in pack.decls.values() if d.kind == "formula"}
         rs.comp.record_lists = rs.record_lists
@@ -143,14 +159,11 @@ class Ruleset:
         catalogue = {k for k, kd in checker.world.kinds.items() if kd.decl_fields}
         rs.things = {str(d.id): d.kind for d in pack.decls.values() if d.kind in catalogue}
         with limits.deep_recursion():       # nested expressions: a few Python frames per level
-            stored = {k for k, _ in rs.stored_kinds}
             laid_out = rs.laid_out
             for d in pack.decls.values():
                 getattr(rs, "_k_" + d.kind, lambda d: None)(d)
                 if laid_out and any(d.sub(r) for r in laid_out):
                     rs._board(d)
-                if d.kind in stored:
-                    rs._bonus_of(d)
             rs._setup_rules()
         if rs.comp.compiled_anew:
             codecache.store(pack, rs.comp.codes)
@@ -167,6 +180,8 @@ class Ruleset:
         self.game["prepare"] = self.fn(d, "prepare") if d is not None else None
         self.game["refresh"] = self.fn(d, "refresh") if d is not None else None
         self.game["on_track_move"] = self.fn(d, "on_track_move") if d is not None else None
+        self.sources = [self._source(src) for src in self.sources]
+        self.first_labels = frozenset(self.static(src.decl, "label") for src in self.sources if src.first)
 
     def slot(self, type_name, name: str):
         """Where the declared field `name` of values of `type_name` (the checker's type: 'player',
@@ -199,7 +214,8 @@ class Ruleset:
         kind = self.things[thing]
         d = self.decls[(kind, thing)]
         if name in d.fields:
-            v = self.static(d, name)
+            # printed symbols (an Alliance's `bonus`), merged as a card's bottom is
+            v = self.symbols_of(d, name) if (kind, name) in self.symbols_fields else self.static(d, name)
         else:
             f = self.world.kinds[kind].fields.get(name)
             v = world_store.default_value(f) if f is not None else None
@@ -271,14 +287,9 @@ class Ruleset:
             return {}
         v = fv.value
         try:
-            cost = costs.as_cost(self.comp.expr(v, {})[0](None, {})) if isinstance(v, A.Expr) else costs.as_cost(v)
+            return costs.merged(self.comp.expr(v, {})[0](None, {}) if isinstance(v, A.Expr) else v)
         except Exception:
             return {}
-        out = {}
-        for alt in cost:
-            for s, n in alt.items():
-                out[s] = max(out.get(s, 0), n)
-        return out
 
     def _callable(self, d: Decl) -> Callable_:
         params = []
@@ -316,6 +327,29 @@ class Ruleset:
         take from the treasury and what `gain`/`lose` add to it. A variant may rename it; ''
         when no symbol is storable (no treasury)."""
         return next((sid for sid, sym in self.symbols.items() if sym["storable"]), "")
+
+    def _k_source(self, d):
+        self.sources.append(d)      # compiled last (_setup_rules): the other blocks keep their numbers
+
+    def _source(self, d) -> "PaymentSource":
+        """A `source` declaration compiled to one generated function giving its entries as
+        [label, symbols, the thing or record] (the `each`, `label` and `symbols` fields in one
+        comprehension: when `each` is `[x for x in S where c]` with x the source's parameter, the
+        label and symbols are worked out in that very loop), and its `tap` block."""
+        param = d.params[0].name if d.params else "it"
+        scope = self._scope(d)
+        each, symbols = d.fields["each"].value, d.fields["symbols"].value
+        label = d.fields["label"].value if "label" in d.fields else A.Name(param, span=d.span)
+        if isinstance(each, A.Comprehension) and each.var == param and \
+                isinstance(each.elem, A.Name) and each.elem.id == param:
+            body, over, cond = each, each.iter, each.cond
+        else:
+            body, over, cond = None, each, None
+        inner = {k: v for k, v in scope.items() if k != param}
+        entries = self.comp.expr(A.Comprehension(A.ListExpr([label, symbols, A.Name(param, span=d.span)], span=d.span),
+                                                 param, over, cond, span=(body or each).span), inner)[0]
+        first = bool(self.static(d, "first", False))
+        return PaymentSource(str(d.id), param, entries, self.fn(d, "tap", {"symbol": "any"}), first, d)
 
     def _k_symbol(self, d):
         self.symbols[d.id] = {"storable": bool(self.static(d, "storable", False)), "name": d.title or d.id,
@@ -396,30 +430,6 @@ class Ruleset:
     def _k_tile(self, d):
         self.tiles[d.id] = self._item(d)
 
-    def _bonus_of(self, d):
-        """A record of a kind with its own store whose declaration gives a `bonus:` of symbols
-        (`bonus_usable_in:` the actions and procedures it pays in, none: any): a payment
-        source while its holder has it unused (Runtime.payment_sources), in `bonuses`."""
-        bonus = self.symbols_of(d, "bonus")
-        if bonus:
-            self.bonuses.setdefault(d.kind, {})[str(d.id)] = (bonus, self.static(d, "bonus_usable_in", []) or [])
-
-    @cached_property
-    def bonus_keys(self) -> dict:
-        """kind -> (store, the stored key of its `owner:` field, the stored keys of its other
-        fields that name a side) for the kinds whose records pay (`bonuses`): a record pays its
-        owner while no other side's piece stands on it (each of those fields none or the owner)."""
-        out = {}
-        for kind in self.bonuses:
-            k = self.world.kinds[kind]
-            owner = k.fields.get(k.owner)
-            if owner is None:           # no `owner:` field: nobody holds its records, nobody is paid
-                continue
-            pieces = tuple(f.key for f in k.fields.values() if f is not owner and not f.sparse and not f.home
-                           and f.type.shape == "ref" and f.type.name == SIDE)
-            out[kind] = (k.store, owner.key, pieces)
-        return out
-
     def _k_war_bonus(self, d):
         self.war_bonuses[d.id] = {"id": d.id, "strength": self.fn(d, "strength"), "cost": self.fn(d, "cost"),
                                   "side": self.static(d, "side", "both"), "in_battles": bool(self.static(d, "in_battles", True)),
@@ -484,19 +494,6 @@ class Ruleset:
         return lst.key if lst is not None else ""
 
     @cached_property
-    def marked_record(self) -> str:
-        """The record type of the side's list its `marker` field indexes, '' if none."""
-        lst = self._marked_field
-        return lst.type.of.name if lst is not None and lst.type.of is not None else ""
-
-    @cached_property
-    def marked_prefix(self) -> str:
-        """The label prefix of the payment sources of the record the side's `marker` indexes
-        (its record type and a dot: the move text `tap room.card crown`); without a marked list,
-        a prefix no source label has."""
-        return self.marked_record + "." if self.marked_record else "\0"
-
-    @cached_property
     def field_kinds(self) -> tuple:
         """The kinds whose declarations give an object's fields (`Runtime.field_of`): the
         kinds with records of their own, then actions, procedures and components."""
@@ -551,9 +548,9 @@ class Ruleset:
                      if f.type.shape == "list" and f.type.of is not None and f.type.of.name in self.world.records)
 
     def _board(self, d):
-        """A side's board (its id is the side's): the declaration, and the symbols printed on
-        each of its sub-blocks (a Room's bottom), by record type."""
-        self.boards[d.id] = {"decl": d, "symbols": {r: [self.symbols_of(b) for b in d.sub(r)] for r in self.laid_out}}
+        """A side's board (its id is the side's): the declaration that lays out its records
+        (`@printed` fields read it: Ruleset.printed)."""
+        self.boards[d.id] = {"decl": d}
 
     def board_of(self, side):
         """The board of a side: its own, else the first one (None when the pack has none)."""
@@ -575,7 +572,12 @@ class Ruleset:
             board = self.board_of(where[1]) if where is not None else None
             subs = board["decl"].sub(slot.kind) if board is not None else ()
             if where is not None and where[2] < len(subs):
-                v = self.static(subs[where[2]], slot.on_board)
+                sub = subs[where[2]]
+                spec = KINDS[board["decl"].kind].blocks.get(slot.kind) if board["decl"].kind in KINDS else None
+                fs = spec.fields.get(slot.on_board) if spec is not None else None
+                # printed symbols (a Room's bottom), merged as a card's are
+                v = self.symbols_of(sub, slot.on_board) if fs is not None and fs.type == "symbols" \
+                    else self.static(sub, slot.on_board)
         else:
             board = self.board_of(x)
             if board is not None:
@@ -583,13 +585,6 @@ class Ruleset:
         v = slot.default if v is None else v
         self.printed_values[key] = v
         return v
-
-    def printed_symbols(self, side, rtype: str, i: int) -> dict:
-        """The symbols printed on the sub-block `i` of type `rtype` of a side's board ({} when
-        there is none)."""
-        board = self.board_of(side)
-        got = board["symbols"].get(rtype, ()) if board is not None else ()
-        return got[i] if 0 <= i < len(got) else {}
 
     def _k_scoring(self, d):
         self.scoring.append({"id": d.id, "label": self.static(d, "label") or d.title or d.id,

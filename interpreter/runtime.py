@@ -120,6 +120,9 @@ class Runtime(FightMixin):
         # iterated by comprehensions, ranges, ways to reduce a cost. A Runtime serves one call.
         self.work = limits.WORK_BUDGET
         self.formula_depth = 0
+        # the context of the payment whose sources are being worked out (payment_sources):
+        # paying_for() and paying_within() answer for it
+        self.considered = None
 
     def spend(self, n: int, span=None):
         """Count `n` units of work against the budget; RS305 at `span` once it is spent."""
@@ -294,6 +297,13 @@ class Runtime(FightMixin):
         if it is None:
             if not (self.is_card(x) or self.is_tile(x)) or "@" in x or x in self.rs.war_bonuses \
                     or x.startswith("space:"):
+                kind = self.rs.things.get(x)
+                d = self.rs.decls.get((kind, x)) if kind is not None and name not in _NOT_REMEMBERED else None
+                if d is not None and "@" not in x and x not in self.rs.war_bonuses and self.rs.decl_fn(d, name) is None:
+                    # a thing of a catalogue kind the pack declares (an Alliance): a field its
+                    # declaration gives as a plain value is remembered as a card's is
+                    v = static[key] = self.rs.thing_field(x, name)
+                    return v
                 return self.field_of(x, name, env)
             it = self.item(x)
         v = it.get(name)
@@ -438,6 +448,8 @@ class Runtime(FightMixin):
             for kind in self.rs.field_kinds:
                 d = self.rs.decls.get((kind, obj))
                 if d is not None:
+                    if (kind, name) in self.rs.symbols_fields:      # printed symbols, merged (cached)
+                        return self.rs.thing_field(obj, name)
                     f = self.rs.decl_fn(d, name)        # an expression: evaluated for this object
                     return f(self, {"self": obj, "player": env.get("player")}) if f else self.rs.static(d, name)
             if obj in self.rs.things:       # a thing of a catalogue kind the pack declares
@@ -659,8 +671,17 @@ class Runtime(FightMixin):
         return self._payment_in_progress() is not None
 
     def f_paying_for(self):
+        if self.considered is not None:
+            return self.considered.get("action")
         k = self._payment_in_progress()
         return k["ctx"].get("action") if k is not None else self.env.get("action")
+
+    def f_paying_within(self, names):
+        ctx = self.considered
+        if ctx is None:
+            k = self._payment_in_progress()
+            ctx = k["ctx"] if k is not None else {"action": self.env.get("action")}
+        return self._paying_within(names or (), ctx)
 
     def f_can_pay(self, cost):
         return payment.can_pay(self, self.env.get("player"), cost, {"action": self.env.get("action")})
@@ -920,54 +941,24 @@ class Runtime(FightMixin):
         return f is not None and bool(f(self, {"player": p}))
 
     def first_source(self, source: str) -> bool:
-        """A source to use before the others, whose money stays in the payment: the Room being
-        used (payment_sources)."""
-        return source.startswith(self.rs.marked_prefix)
+        """A source to use before the others, whose money stays in the payment (a `source`
+        declared `first: true`: the Room being used)."""
+        return source in self.rs.first_labels
 
     def payment_sources(self, p, ctx) -> list:
-        """Symbol sources in the rulebook's order: the current Room's Action card and
-        Improvement (or its printed symbols), Available Cortigiano cards, Available Domain tiles,
-        usable alliance bonuses."""
-        rs = self.rs
-        pl = self.P(p)
+        """[(label, symbols)] of the pack's `source` declarations, in their order, for side p
+        and a payment in context `ctx` (the Action paid for, what it is made within): the
+        entries that give some symbols."""
         out = []
-        here = rs.marked_prefix
-        marked = pl["marker"] if ctx.get("action") else None      # the index of the record in use
-        fresh = self.state.get("fresh", ())
-        items, item = rs.items, self.item         # item() in short: most ids are in its memo
-        marked_list = pl.get(rs.marked_list, ())
-        if marked is not None and 0 <= marked < len(marked_list):
-            r = marked_list[marked]
-            if r["card"]:
-                for k in ("card", "impr"):
-                    if r[k] and k not in r["used"]:
-                        sym = item(r[k]).get("bottom", {})
-                        if sym:
-                            out.append((here + k, sym))
-            else:
-                sym = rs.printed_symbols(p, rs.marked_record, marked)
-                if sym and "printed" not in r["used"]:
-                    out.append((here + "printed", sym))
-        for s in pl["court"]:
-            card = s["card"]
-            if card and not s["exhausted"] and card not in fresh:
-                sym = (items.get(card) or item(card)).get("bottom")
-                if sym:
-                    out.append((card, sym))
-        for t in pl["tiles"]:
-            if not t["exhausted"]:
-                tile = t["id"]
-                if tile not in fresh:
-                    sym = (items.get(tile) or item(tile)).get("bottom")
+        env = {"player": p, "action": ctx.get("action")}
+        considered, self.considered = self.considered, ctx
+        try:
+            for src in self.rs.sources:
+                for label, sym, _ in src.entries(self, env):
                     if sym:
-                        out.append((tile, sym))
-        for kind, (store, held_by, pieces) in self.rs.bonus_keys.items():     # held records that pay (Ruleset._bonus_of)
-            table = self.rs.bonuses[kind]
-            for a, s in self.state[store].items():
-                if a in table and s[held_by] == p and not s["used"] and all(s[k] in (None, p) for k in pieces):
-                    bonus, usable = table[a]
-                    if not usable or self._paying_within(usable, ctx):
-                        out.append((f"{kind}.{a}", bonus))
+                        out.append((label, sym if sym.__class__ is dict else costs.merged(sym)))
+        finally:
+            self.considered = considered
         return out
 
     def _paying_within(self, names, ctx) -> bool:
@@ -989,44 +980,35 @@ class Runtime(FightMixin):
         owner = self.rs.block_owner
         return [owner[fr["b"]] for fr in self.state["vm"]["frames"] if fr.get("scope") and fr["b"] in owner]
 
-    def tap(self, p, source: str, symbol: str) -> int:
-        pl = self.P(p)
-        here = self.rs.marked_prefix
-        if source.startswith(here):
-            rec = pl[self.rs.marked_list][pl["marker"]] if pl["marker"] is not None else None
-            k = source.split(".", 1)[1]
-            if rec is None:
-                raise Abort("the marker is on no record to tap")
-            self.wrote_field("p", self.rs.marked_list, p, "used")
-            rec["used"][k] = symbol
-            sym = (self.item(rec[k]).get("bottom", {}) if k != "printed"
-                   else self.rs.printed_symbols(p, self.rs.marked_record, pl["marker"]))
-            n = sym.get(symbol, 0)
-        elif (held := source.partition("."))[2] in self.rs.bonuses.get(held[0], ()):    # a held record's bonus (KIND.ID)
-            kind, _, a = held
-            store = self.rs.world.kinds[kind].store
-            rec = self.state[store][a]
-            self.wrote_field(store, "", a, "used", kept="used" in rec)
-            rec["used"] = True
-            n = self.rs.bonuses[kind][a][0].get(symbol, 0)
-        else:
-            n = 0
-            self.wrote_field("p", "court", p, "exhausted")
-            self.wrote_field("p", "tiles", p, "exhausted")
-            for s in pl["court"]:
-                if s["card"] == source and not s["exhausted"]:
-                    s["exhausted"] = True
-                    n = self.item(source).get("bottom", {}).get(symbol, 0)
-            for t in pl["tiles"]:
-                if t["id"] == source and not t["exhausted"]:
-                    t["exhausted"] = True
-                    n = self.item(source).get("bottom", {}).get(symbol, 0)
+    def tap(self, p, label: str, symbol: str, ctx: dict) -> int:
+        """Use side p's payment source `label` for `symbol` in a payment in context `ctx`: its
+        declaration's `tap` block runs (a card exhausted, a Room's bottom marked used). Returns
+        how many of the symbol it gives; money from a source that is not `first` goes to the
+        treasury."""
+        env = {"player": p, "action": ctx.get("action")}
+        found = None
+        considered, self.considered = self.considered, ctx
+        try:
+            for src in self.rs.sources:
+                for lab, sym, it in src.entries(self, env):
+                    if lab == label and sym:
+                        found = src, (sym if sym.__class__ is dict else costs.merged(sym)), it
+                        break
+                if found is not None:
+                    break
+        finally:
+            self.considered = considered
+        if found is None:
+            raise Abort(f"{label} cannot pay now")
+        src, sym, it = found
+        n = sym.get(symbol, 0)
         if n <= 0:
-            raise Abort(f"{source} has no {symbol} to use")
+            raise Abort(f"{label} has no {symbol} to use")
+        vm.run_now(self, src.tap, {"player": p, "action": ctx.get("action"), src.param: it, "symbol": symbol})
         self.wrote_at("", "spent")
-        self.state.setdefault("spent", []).append(source)
-        if symbol == self.rs.money and not source.startswith(here):
-            self.deposit(p, n)        # money from Cortigiano cards and tiles goes to the treasury
+        self.state.setdefault("spent", []).append(label)
+        if symbol == self.rs.money and not src.first:
+            self.deposit(p, n)        # money from the sources that are not first goes to the treasury
         return n
 
     # ------------------------------------------------------------ verbs

@@ -414,18 +414,28 @@ def zone_read(z) -> ZoneRead:
     return ZoneRead(z.store, z.key, z.shape, tuple((f.key, default_value(f)) for f in z.entry.values()))
 
 
+def zone_held(rt, zr: ZoneRead, x):
+    """A zone as it is stored (its entries, for a zone with entry fields). x: its owner, None
+    for a zone of the game."""
+    if x is None:
+        return rt.state[zr.store][zr.key]           # a zone of the game
+    rec = rt.state[zr.store].get(x) if zr.store and x.__class__ is str else None     # (record's common case)
+    return (rec if rec is not None else record(rt, zr.store, x))[zr.key]
+
+
+def entry_ids(held: list) -> list:
+    """The ids of a zone's entries, in order."""
+    return [e["id"] for e in held]
+
+
 def zone_things(rt, zr: ZoneRead, x):
     """What a zone holds, in order (ids; a counted zone: its number). x: its owner, None for a
     zone of the game."""
-    if x is None:
-        held = rt.state[zr.store][zr.key]           # a zone of the game
-    else:
-        rec = rt.state[zr.store].get(x) if zr.store and x.__class__ is str else None     # (record's common case)
-        held = (rec if rec is not None else record(rt, zr.store, x))[zr.key]
+    held = zone_held(rt, zr, x)
     if zr.shape == "list":
         return list(held)
     if zr.shape == "entries":
-        return [e["id"] for e in held]
+        return entry_ids(held)
     if zr.shape == "grouped":
         return [i for pile in held.values() for i in pile]
     return held

@@ -228,6 +228,8 @@ class Checker:
                           decl.id_span or decl.span, f"add `{name}: ...` ({fs.doc})" if fs.doc else f"add `{name}: ...`")
         if decl.kind == "event":
             self.event_decl(decl)
+        if decl.kind == "source":
+            self.source_decl(decl)
         for (bkind, key), block in decl.blocks.items():
             sub_spec = spec.blocks.get(bkind)
             if sub_spec is None:
@@ -767,6 +769,21 @@ class Checker:
                     self.diag("RS107", f"`pay` gives no key '{k}' to event '{decl.id}'", at,
                               did_you_mean(k, PAY_EVENT_KEYS) or "the keys of a payment: " + ", ".join(PAY_EVENT_KEYS))
 
+    def source_decl(self, decl: Decl):
+        """A payment source names what pays by its one parameter; a `first` source, which the
+        payment uses before the others, by a text its moves always show (Ruleset.first_labels)."""
+        if len(decl.params) != 1:
+            self.diag("RS106", f"source '{decl.id}' takes one parameter (the thing or record that pays), "
+                               f"not {len(decl.params)}", decl.id_span or decl.span,
+                      "write `source NAME(c: card) { each: [c for c in ...]; symbols: c.bottom; tap: {...} }`")
+        first = decl.fields.get("first")
+        label = decl.fields.get("label")
+        is_first = first is not None and (first.value.value if isinstance(first.value, A.Bool) else first.value) is True
+        if is_first and not (label is not None and isinstance(label.value, A.Str)):
+            self.diag("RS106", f"source '{decl.id}' is `first`, so its `label` must be a text",
+                      label.value.span if label is not None else first.span,
+                      "name a first source by a fixed text: `label: \"room.card\"`")
+
     def event_call(self, s: A.CallStmt, env):
         """`event(ID, KEY: value, ...)`: ID names an `event` declaration, and the keys are
         exactly its declared keys (rulespec.kinds, interpreter/events.py)."""
@@ -1116,6 +1133,12 @@ class Checker:
         if "cost" in (lt, rt) or "symbol" in (lt, rt):
             if e.op in ("+", "*"):
                 return "cost"
+        if e.op == "+" and "str" in (lt, rt):       # texts join: "alliance." + a
+            for side, t in ((e.left, lt), (e.right, rt)):
+                if t in ("number", "bool", "cost") or t.startswith("set:"):
+                    self.diag("RS106", f"'+' joins a text with texts or names, but this is {_words(t)}", side.span,
+                              "join texts and the ids of things: \"alliance.\" + a")
+            return "str"
         if e.op == "+" and lt.startswith("set:") and rt.startswith("set:"):
             return lt
         for side, t in ((e.left, lt), (e.right, rt)):

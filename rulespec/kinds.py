@@ -190,6 +190,19 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "during_payment": F("expr:bool", doc="offered as a move while the player pays a cost, when this holds (`true`: any cost; `paying_for()` names the Action paid for), e.g. an Indulgence for a Crown"),
         "provides": F("symbols", doc="symbols it can add to a payment (counted by can_pay)"),
     }),
+    _k("source", "a payment source: where the symbols of a payment come from. Payments offer the sources in the "
+                 "order they are declared; its one parameter (`source court(c: card)`) names one thing or record that pays", {
+        "each": F("expr:any", True, "the things or records of the paying `player` that may pay now, in order (`paying_for()` "
+                                   "names the Action paid for, `paying_within(names)` whether the payment is made within one of them)"),
+        "symbols": F("expr:any", True, "what one of them gives (its parameter): a bottom's symbols, `c.bottom`"),
+        "label": F("expr:any", doc="its name in the move `tap LABEL SYMBOL` (default: the parameter itself, a thing's id); "
+                                   "a text for a `first` source"),
+        "first": F("bool", doc="used before the others (\"first use the resources provided from the Action card\"): while "
+                               "a first source can help, only first sources may be tapped, and the money it gives stays in "
+                               "the payment rather than going to the treasury"),
+        "tap": F("effect", True, "what using it does (its parameter, and the `symbol` type used): "
+                                 "`{ set c.exhausted = true }`", names=("symbol",)),
+    }, id_is_referenced=False, names_a_value=False),
     _k("formula", "a named formula with parameters, usable in any expression: reach(c, target)", {
         "value": F("expr:any", True, "the formula; its parameters are in scope"),
     }),

@@ -57,6 +57,7 @@ FUNCTIONS: dict[str, Sig] = {
     "find": Sig(("any", "any", "any"), "set:any", "the instances of a declared kind whose stored field holds a value: find(city, controller, player)"),
     "paying": Sig((), "bool", "a payment is in progress (symbols gained now go to it)"),
     "paying_for": Sig((), "action?", "the Action whose cost is being paid, or could be paid (`can_pay`) now; none for a cost outside an Action (a purchase, removing an Indulgence)"),
+    "paying_within": Sig(("set:any",), "bool", "whether the payment being made, or considered (`can_pay`, a `source`), is made within one of these actions and procedures: the Action paid for, or an action or procedure being run (a Winter step such as `purchase`, a `retreat`)"),
     "can_pay": Sig(("cost",), "bool", "whether the player could pay this cost now, from every source they may use"),
     "range": Sig(("number", "number"), "set:number", "the whole numbers from lo to hi, both included"),
     "flatten": Sig(("set:any",), "set:any", "the elements of a list of lists, one list after the other: flatten([p.rooms for p in players])"),

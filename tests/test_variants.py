@@ -150,7 +150,10 @@ def test_fortification_is_a_new_city_field_kept_within_0_to_3():
 def test_fourth_power_is_a_fourth_alliance_in_play():
     engine, s = _engine_with("fourth_power")
     assert set(s["alliances"]) == {"france", "hre", "ottoman", "venice_league"}
-    assert engine.rs.bonuses["alliance"]["venice_league"][0] == {"cavalry": 1}
+    # its Bonus pays its holder through the base pack's `source alliance_bonus`, in a Wage War
+    s["alliances"]["venice_league"]["holder"] = "red"
+    sources = dict(engine.runtime(s).payment_sources("red", {"action": "wage_war", "within": ["wage_war"]}))
+    assert sources["alliance.venice_league"] == {"cavalry": 1}
 
 
 def test_trophies_uncapped_lifts_the_cap_the_base_pack_keeps():
