@@ -222,6 +222,8 @@ class Compiler:
         # entry fields (`for t in p.tiles`), (variable, the ZoneDef): its entry fields likewise
         self._want_records: str | None = None
         self._records_of = None         # the record type, or the zone, the iterable read
+        # while the right side of `in` is compiled: a list field may be read without its copy
+        self._peek = False
         self._loop_records: tuple | None = None
         # What the code being compiled reads of the state, while `noting` (a constraint's check,
         # a formula): items the Ruleset resolves into a constraint's static reads
@@ -452,6 +454,7 @@ class Compiler:
 
     def c_Attr(self, e, scope, env):
         want, self._want_records = self._want_records, None     # for this Attr alone, not its parts
+        peek, self._peek = self._peek, False
         obj, t = self._src(e.obj, scope, env)
         base = t.rstrip("?")
         name = e.name
@@ -484,7 +487,7 @@ class Compiler:
                     rec = (f"({r} if ({r} := (rt.state[{slot.store!r}].get({o}) if {o}.__class__ is str else None)) "
                            f"is not None else rt.rec({slot.store!r}, {o}))")
                 read = f"{rec}[{slot.key!r}]"
-                if slot.shape == "list":
+                if slot.shape == "list" and not peek:
                     read = f"list({read})"          # a copy: the record's list is the state's
             elif slot.of_record and not slot.home and not slot.sparse and slot.shape not in ("list", "records", "index"):
                 # a field of a record of a list ("red.room2".agent): world_store.get's own read
@@ -511,10 +514,14 @@ class Compiler:
                     read = f"_refs_list({slot.item!r}, {o}, {stored})"
                 elif slot.shape == "index":
                     read = f"_index_ref({slot.item!r}, {o}, {rec}[{slot.key!r}])"
+                elif peek:          # only looked in (`x in game.fresh`)
+                    read = f"{rec}.get({slot.key!r}, {self.literal(slot.default)})"
                 else:
                     read = f"_listed({rec}.get({slot.key!r}, {self.literal(slot.default)}))"
             else:
                 read = f"_field(rt, {self._const(slot)}, {o})"
+            if read.startswith("_rec_it["):     # the loop's own element: never none
+                return read, slot.checker_type
             return f"(None if {bind} is None else {read})", slot.checker_type
         if base == "space" and name in SPACE.fields:
             # a field of a track's `space` block (space(t, n).points): its declared value
@@ -808,7 +815,13 @@ class Compiler:
         return f"({a} {op} {b})", "number"
 
     def c_Compare(self, e, scope, env):
-        (l, _), (r, _) = self._src(e.left, scope, env), self._src(e.right, scope, env)
+        l, _ = self._src(e.left, scope, env)
+        # a membership test only reads the list: a field's stored list, not a copy (c_Attr)
+        self._peek = e.op in ("in", "not in")
+        try:
+            r, _ = self._src(e.right, scope, env)
+        finally:
+            self._peek = False
         op = e.op
         if op == "in":
             return f"({l} in ({r} or ()))", "bool"
