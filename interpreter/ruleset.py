@@ -470,6 +470,40 @@ class Ruleset:
         return self.world.stored_kinds()
 
     @cached_property
+    def owned_walks(self) -> dict:
+        """"card" / "tile" -> the steps that list a side's cards / tiles, in the order of the
+        World's owned places (World.owned_places: the `@owned` holder fields of the side's lists
+        of records, the side's zones declared `owned: true`), each step (stored key, the holder
+        keys of its records or None for a zone, whether the zone's entries are records keeping
+        the thing under "id", the catalogue to test each thing against where the place may hold
+        things of another kind, else None). Worked out once per ruleset: Runtime.cards_of and
+        tiles_of walk them (a few times per decision)."""
+        out = {}
+        for kind, catalogue in (("card", self.cards), ("tile", self.tiles)):
+            steps = []
+            for place in self.world.owned_places():
+                if place.holders:
+                    keys = tuple(k for k, of in place.holders if of in (kind, "any"))
+                    if keys:
+                        mixed = any(of == "any" for k, of in place.holders if k in keys)
+                        steps.append((place.key, keys, False, catalogue if mixed else None))
+                elif kind in place.of or "any" in place.of or not place.of:
+                    steps.append((place.key, None, place.entries, None if place.of == (kind,) else catalogue))
+            out[kind] = tuple(steps)
+        return out
+
+    def owned_reads(self, kind: str) -> list:
+        """The side's stored keys (and "key.field" of its records) that walking its things of a
+        kind ("card", "tile") reads (runtime._reads_owned, for the constraints' static reads)."""
+        out = []
+        for key, holders, entries, _ in self.owned_walks[kind]:
+            out.append(key)
+            out += [f"{key}.{h}" for h in holders or ()]
+            if entries:
+                out.append(f"{key}.id")
+        return out
+
+    @cached_property
     def _marked_field(self):
         """The side's list field its `marker` field indexes (`field marker: index of L on side`:
         the record whose symbols a payment taps first), None if none."""
