@@ -66,6 +66,34 @@ def _kinds_of(catalogue: dict) -> frozenset:
     return frozenset(catalogue) | {it["type"] for it in catalogue.values() if it.get("type") is not None}
 
 
+def _walker(steps):
+    """The function listing a side's things at `steps` (Ruleset.owned_walks): each step one
+    comprehension over the side's stored list, the first one making the list. The stored keys
+    are written as Python literals (repr), the catalogues passed as names."""
+    from .state import type_of
+    ns = {"type_of": type_of}
+    lines = ["def walk(pl):"]
+    for i, (key, holders, entries, catalogue) in enumerate(steps):
+        cat = f"_c{i}"
+        ns[cat] = catalogue
+        if holders is not None:         # a list of records: what their owned holder fields hold
+            x = f"r[{holders[0]!r}]" if len(holders) == 1 else "r[h]"
+            loops = "for r in got" + (f" for h in {tuple(holders)!r}" if len(holders) > 1 else "")
+            test = f"{x} and type_of({x}) in {cat}" if catalogue is not None else x
+        elif entries:                   # records keeping the thing under "id"
+            x, loops = "e['id']", "for e in got"
+            test = f"type_of(e['id']) in {cat}" if catalogue is not None else ""
+        else:
+            x, loops = "x", "for x in got"
+            test = f"x.__class__ is str and type_of(x) in {cat}" if catalogue is not None else ""
+        got = f"[{x} {loops}{' if ' + test if test else ''}]" if test or entries or holders else "list(got)"
+        lines.append(f"    got = pl.get({key!r})")
+        lines.append(f"    out = {got} if got else []" if i == 0 else f"    if got: out += {got}")
+    lines.append("    return out" if steps else "    return []")
+    exec(compile("\n".join(lines), "<rulespec owned places>", "exec"), ns)
+    return ns["walk"]
+
+
 @dataclass
 class Ruleset:
     pack: Pack
@@ -152,6 +180,7 @@ class Ruleset:
                 if d.kind in stored:
                     rs._bonus_of(d)
             rs._setup_rules()
+        rs.owned_walkers        # written out with the rest of the code, not at a game's first look
         if rs.comp.compiled_anew:
             codecache.store(pack, rs.comp.codes)
         return rs
@@ -491,6 +520,13 @@ class Ruleset:
                     steps.append((place.key, None, place.entries, None if place.of == (kind,) else catalogue))
             out[kind] = tuple(steps)
         return out
+
+    @cached_property
+    def owned_walkers(self) -> dict:
+        """"card" / "tile" -> a function (a side's record) -> its things of that kind, in order:
+        the steps of owned_walks written out as one Python function each (Runtime.cards_of and
+        tiles_of run a few times per decision; a loop over the steps cost a tenth of them more)."""
+        return {kind: _walker(steps) for kind, steps in self.owned_walks.items()}
 
     def owned_reads(self, kind: str) -> list:
         """The side's stored keys (and "key.field" of its records) that walking its things of a

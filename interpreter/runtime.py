@@ -256,32 +256,12 @@ class Runtime(BoardMixin, FightMixin):
         return list(self.memoised(("cards", p), self._player_cards, p))   # a copy: callers may extend it
 
     def _player_cards(self, p):
-        return self._walk(self.P(p), self.rs.owned_walks["card"])
+        return self.rs.owned_walkers["card"](self.P(p))
 
     def tiles_of(self, p):
         """The tiles a side owns, in the order of the World's owned places (none for a pack that
         declares no place of a side that holds tiles)."""
-        return self._walk(self.P(p), self.rs.owned_walks["tile"])
-
-    @staticmethod
-    def _walk(pl, steps) -> list:
-        """The things of one side's record `pl` at the steps of Ruleset.owned_walks, in order."""
-        out = []
-        for key, holders, entries, catalogue in steps:
-            got = pl.get(key)
-            if not got:
-                continue
-            if holders is not None:         # a list of records: what their owned holder fields hold
-                if catalogue is None:
-                    out += [r[h] for r in got for h in holders if r[h]]
-                else:
-                    out += [r[h] for r in got for h in holders if r[h] and type_of(r[h]) in catalogue]
-            else:
-                if entries:
-                    got = [e["id"] for e in got]
-                out += got if catalogue is None else \
-                    [x for x in got if isinstance(x, str) and type_of(x) in catalogue]
-        return out
+        return self.rs.owned_walkers["tile"](self.P(p))
 
     # ------------------------------------------------------------ cards, tiles, alliances
     def owner_of(self, x):
