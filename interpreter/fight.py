@@ -4,9 +4,10 @@ fight_term, fight_total, fight_bonus, use_war_bonus, close_fight) and the streng
 outcomes are pack rules (war.rules).
 
 A usable War Bonus is named "BONUS@SOURCE": the war_bonus declaration and where it comes from
-(a card or tile instance, an alliance, or 'token' for +1 War Bonus tokens). It stays Python
-until the pack can list declarations (`instances`), read a side's zones (`outside`) and flatten
-lists: docs/design/world-model-plan.md, stage 10.
+(a card or tile instance, an alliance, or 'token' for +1 War Bonus tokens). Which of a side's
+cards and tiles lend their War Bonuses, and in what order, is the pack's formula
+`war_bonus_things(p)` (war.rules: Available Cortigiano cards, what lies beside the Palace,
+Available Domain tiles); the tokens and the Alliances stay here.
 """
 from __future__ import annotations
 
@@ -14,25 +15,24 @@ from . import payment
 
 ROLES = ("attack", "defence", "battle")
 _USABLE = "bonus_available"     # the pack's formula: may a held thing's bonus be used now
+_LENDERS = "war_bonus_things"   # the pack's formula: a side's cards and tiles whose War Bonuses it may use now
 
 
 class FightMixin:
     def _bonus_sources(self, p):
-        """(bonus id, source) pairs the player owns, whatever the fight."""
+        """(bonus id, source) pairs the player owns, whatever the fight: its tokens', those of
+        the things the pack's `war_bonus_things(p)` lists (none without that formula), in its
+        order, then those of the things of a kind with an owner field it holds."""
         pl = self.P(p)
+        rs = self.rs
         out = []
         if pl.get("war_tokens", 0) > 0:
-            out += [(b, "token") for b, wb in self.rs.war_bonuses.items() if wb["uses_tokens"]]
-        for s in pl["court"]:
-            if s["card"] and not s["exhausted"]:
-                out += [(b, s["card"]) for b in self.item(s["card"]).get("war_bonus", [])]
-        for c in pl["outside"]:
-            out += [(b, c) for b in self.item(c).get("war_bonus", [])]
-        for t in pl["tiles"]:
-            if not t["exhausted"]:
-                out += [(b, t["id"]) for b in self.item(t["id"]).get("war_bonus", [])]
+            out += [(b, "token") for b, wb in rs.war_bonuses.items() if wb["uses_tokens"]]
+        if _LENDERS in rs.formulas:
+            for x in self.formula(_LENDERS, [p], {}, {"player": p}) or ():
+                out += [(b, x) for b in self.item(x).get("war_bonus", [])]
         out += self._held_bonuses(p)
-        return [(b, s) for b, s in out if b in self.rs.war_bonuses]
+        return [(b, s) for b, s in out if b in rs.war_bonuses]
 
     def _held_bonuses(self, p) -> list:
         """(bonus id, thing) for the declared things of a catalogue kind with an owner field

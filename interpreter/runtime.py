@@ -51,19 +51,17 @@ def _reads_nothing(rs, roles, values):
 
 
 def _reads_owned(rs, roles, values):
-    """Runtime.f_owned: cards_of (the cards of its marked list's records, its Cortigiano cards, `unplaced`), tiles_of
-    and the `outside` zone of side p; for a kind written in the rules, only where a thing of
-    that kind can be (Runtime._owned)."""
-    p, marked = roles[0] if roles else "any", rs.marked_list
+    """Runtime.f_owned: the places where side p's things are (Ruleset.owned_walks: its cards'
+    for a kind of card, its tiles' for a kind of tile, both for a kind not written in the rules;
+    none for a kind of neither)."""
+    p = roles[0] if roles else "any"
     kind = values[1] if len(values) > 1 else None
-    cards = kind is None or kind in rs.card_kinds
-    tiles = kind is None or kind in rs.tile_kinds
-    keys = ["outside"]
-    if cards:
-        keys += [marked, f"{marked}.card", f"{marked}.impr", "court", "court.card", "unplaced"]
-    if tiles:
-        keys += ["tiles", "tiles.id"]
-    return [(p, k) for k in keys]
+    keys = []
+    if kind is None or kind in rs.card_kinds:
+        keys += rs.owned_reads("card")
+    if kind is None or kind in rs.tile_kinds:
+        keys += rs.owned_reads("tile")
+    return [(p, k) for k in dict.fromkeys(keys)]
 
 
 BUILTIN_READS = {
@@ -252,26 +250,25 @@ class Runtime(FightMixin):
     # ------------------------------------------------------------ player attributes
 
     def cards_of(self, p):
-        """The cards a side owns, in the order of the pack's `cards` formula (palace.rules): for
-        the engine's own searches (owner_of, symbols_owned, modifier)."""
+        """The cards a side owns, in the order of the World's owned places (Ruleset.owned_walks;
+        the pack's `cards` formula lists the same): for the engine's own searches (owner_of,
+        symbols_owned, modifier)."""
         if self.memo is None or not isinstance(p, str):
             return self._player_cards(p)
         return list(self.memoised(("cards", p), self._player_cards, p))   # a copy: callers may extend it
 
     def _player_cards(self, p):
-        pl = self.P(p)
-        out = [r[k] for r in pl.get(self.rs.marked_list, ()) for k in ("card", "impr") if r[k]]
-        out += [s["card"] for s in pl.get("court", ()) if s["card"]]
-        return out + [c for c in pl.get("outside", ()) if self.is_card(c)] + list(pl.get("unplaced", ()))
+        return self.rs.owned_walkers["card"](self.P(p))
 
     def tiles_of(self, p):
-        """The tiles in a side's `tiles` zone (none for a pack that declares no such zone)."""
-        return [t["id"] for t in self.P(p).get("tiles", ())]
+        """The tiles a side owns, in the order of the World's owned places (none for a pack that
+        declares no place of a side that holds tiles)."""
+        return self.rs.owned_walkers["tile"](self.P(p))
 
     # ------------------------------------------------------------ cards, tiles, alliances
     def owner_of(self, x):
         for p in self.state["p"]:          # any side: players first (seat order), then factions
-            if x in self.cards_of(p) or x in self.tiles_of(p) or x in self.P(p)["outside"]:
+            if x in self._owned_things(p):
                 return p
         return None
 
@@ -873,21 +870,21 @@ class Runtime(FightMixin):
         return n
 
     def _owned_things(self, p) -> list:
-        """Cards, tiles and outside cards of a player (memoised in a read-only window; callers
-        only iterate over it)."""
+        """The cards then the tiles a side owns (memoised in a read-only window; callers only
+        iterate over it)."""
         if not isinstance(p, str):
             return self._things_of(p)
         return self.memoised(("owned", p), self._things_of, p)
 
     def _things_of(self, p) -> list:
-        return self.cards_of(p) + self.tiles_of(p) + self.P(p)["outside"]
+        return self.cards_of(p) + self.tiles_of(p)
 
     def f_owned(self, p, kind):
         """The side's things of a kind (a type, or a catalogue id), looked for only where such a
         thing can be: among its cards if a card of the catalogue is of that kind, among its
-        tiles if a tile is, and in its `outside` zone. So a constraint on how many tiles of a
-        type a side owns reads none of its cards, and is not checked again after each card
-        played. Memoised in a read-only window, as symbols_owned."""
+        tiles if a tile is. So a constraint on how many tiles of a type a side owns reads none
+        of its cards' places, and is not checked again after each card played. Memoised in a
+        read-only window, as symbols_owned."""
         if self.memo is None or not isinstance(p, str) or not isinstance(kind, str):
             return self._owned(p, kind)
         return list(self.memoised(("owned_of", p, kind), self._owned, p, kind))     # a copy: callers may extend it
@@ -898,7 +895,7 @@ class Runtime(FightMixin):
         if isinstance(p, str) and isinstance(kind, str):
             cards, tiles = kind in rs.card_kinds, kind in rs.tile_kinds
             things = self._owned_things(p) if cards and tiles else \
-                (self.cards_of(p) if cards else self.tiles_of(p) if tiles else []) + self.P(p)["outside"]
+                self.cards_of(p) if cards else self.tiles_of(p) if tiles else ()
         else:
             things = self._owned_things(p)
         out = []

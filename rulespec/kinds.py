@@ -274,6 +274,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
         "grouped": F("enum:by_id", doc="kept as piles of copies, by catalogue id"),
         "sorted": F("bool", doc="kept sorted (a thing put back goes to its place)"),
         "counted": F("bool", doc="a pile of identical things, stored as a number"),
+        "owned": F("bool", doc="a zone of the sides: what it holds is the side's (its cards and tiles: what it owns)"),
         "key": F("world", doc="the key it is stored under, when not its id"),
         "initial": F("expr:any", doc="what it holds when the game starts: a list of things, in order (a zone a kind owns: for each of them, `self`); a counted zone: a number"),
     }, {"entry": ZONE_ENTRY}, id_is_referenced=False),

@@ -96,6 +96,7 @@ class FieldDef:
     decl: object = None
     holds: bool = False         # `@holds`: a holder field of a record: the one place of the thing it names
     entry: bool = False         # `@entry`: a record field that belongs to the thing held (reset when it moves)
+    owned: bool = False         # `@owned`: what this holder field holds belongs to the side whose record it is
     on_map: str = ""            # `@map` / `@map("k")`: read from the instance's map.yaml entry, never stored
     # `@printed` / `@printed("k")`: printed on the side's board: read from the declaration that
     # lays out the side's records (a side's field: that declaration's `k`; a field of a record of
@@ -134,6 +135,20 @@ class ZoneDef:
     grouped: bool = False       # piles of copies by catalogue id: {id: [instances]}
     sorted: bool = False        # kept sorted: a thing put back goes to its place
     counted: bool = False       # a pile of identical things, stored as a number
+    owned: bool = False         # `owned: true`: what it holds belongs to the side whose zone it is
+
+
+@dataclass(frozen=True)
+class OwnedPlace:
+    """A place where a side's things are (World.owned_places): a list of records of the side
+    whose `@owned` holder fields hold them (`holders`: (stored key, kind of thing) in the
+    record's order), or a zone the side owns declared `owned: true` (`entries`: its entries are
+    records keeping the thing under "id"). `of`: the kinds of thing it can hold."""
+    name: str
+    key: str                    # the side's stored key (a list of records, or the zone)
+    holders: tuple = ()         # ((stored key, kind), ...) of the records' owned holder fields
+    entries: bool = False
+    of: tuple = ()
 
 
 @dataclass
@@ -182,6 +197,27 @@ class World:
             if f is not None and f.entry and any(h.holds and h.type.name == t for h in r.fields.values()):
                 return f
         return None
+
+    def owned_places(self) -> list:
+        """The places where a side's things are (OwnedPlace), in the order the side's fields and
+        zones are declared (a list of records: at the place of its field; within each record,
+        its `@owned` holder fields in the record's order)."""
+        side = self.kinds.get(SIDE)
+        out = []
+        for name, is_zone in (side.members if side is not None else ()):
+            if is_zone:
+                z = self.zones[name]
+                if z.owned and z.owner == SIDE and z.shape in ("list", "entries"):
+                    out.append(OwnedPlace(name, z.key, entries=z.shape == "entries", of=z.of))
+                continue
+            f = side.fields[name]
+            rec = self.records.get(f.type.of.name) if f.type.shape == "list" and f.type.of is not None else None
+            if rec is None or f.sparse:
+                continue
+            holders = tuple((h.key, h.type.name) for h in rec.fields.values() if h.owned and h.holds)
+            if holders:
+                out.append(OwnedPlace(name, f.key, holders, of=tuple(dict.fromkeys(k for _, k in holders))))
+        return out
 
     def names_on(self, checker_type: str) -> list:
         k = self.kind_of(checker_type.rstrip("?"))
@@ -312,6 +348,11 @@ def _plain(d, name, default=None):
     return default
 
 
+def _annotation_span(d, name):
+    """Where the annotation `@name` of a declaration is written, or None."""
+    return next((a.span for a in getattr(d, "annotations", ()) if a.name == name), None)
+
+
 def _flag(d, name) -> bool:
     """A yes/no setting: `name: true` or the annotation `@name`."""
     fv = d.fields.get(name)
@@ -358,7 +399,48 @@ class _Builder:
         for d in decls:
             if d.kind == "symbol" and "treasury" in d.fields:
                 self.treasury(d)
+        self.owned_marks()
         return w
+
+    def owned_marks(self):
+        """`@owned` marks a holder field of a record kept in a list of the sides, and `owned: true`
+        a zone each side owns that holds things one by one (World.owned_places): anywhere else
+        who owns the thing is unknown, RS106."""
+        w = self.world
+        kept = {f.type.of.name for f in w.kinds[SIDE].fields.values()
+                if f.type.shape == "list" and f.type.of is not None and not f.sparse}
+        where = ([(k, f, False) for k in w.kinds.values() for f in k.fields.values()] +
+                 [(r, f, True) for r in w.records.values() for f in r.fields.values()] +
+                 [(z, f, False) for z in w.zones.values() for f in z.entry.values()])
+        for owner, f, in_record in where:
+            if not f.owned:
+                continue
+            span = _annotation_span(f.decl, "owned") or f.span
+            if not in_record:
+                self.diag("RS106", f"`@owned` marks a holder field of a record; '{f.name}' of {owner.name} is not one",
+                          span, "declare the place in a `record` kept in a list of the sides (`field card: card? "
+                                "@holds @owned`), or a zone of the sides with `owned: true`")
+            elif not f.holds:
+                self.diag("RS106", f"field '{f.name}' of record {owner.name} is `@owned` but holds no thing", span,
+                          "mark it `@holds @owned` (what it holds is then its side's), or drop `@owned`")
+            elif owner.name not in kept:
+                self.diag("RS106", f"record {owner.name} is kept in no list of the sides: whose is what its field "
+                                   f"'{f.name}' holds is unknown", span,
+                          f"keep its records in a side's field (`field NAME: list of {owner.name} on side`), "
+                          "or drop `@owned`")
+        for z in w.zones.values():
+            if not z.owned:
+                continue
+            fv = z.decl.fields.get("owned") if z.decl is not None else None
+            span = (getattr(fv.value, "span", None) or fv.span) if fv is not None else \
+                _annotation_span(z.decl, "owned") or z.span
+            if z.owner != SIDE:
+                self.diag("RS106", f"zone '{z.name}' is `owned` but is not a zone of the sides", span,
+                          "`owned: true` says that what a side's zone holds is the side's: give it `owner: side`, "
+                          "or drop `owned`")
+            elif z.shape not in ("list", "entries"):
+                self.diag("RS106", f"zone '{z.name}' is `owned` but keeps no things one by one ({z.shape})", span,
+                          "only a zone of single things (not `counted`, not `grouped`) can say what a side owns")
 
     def treasury(self, d):
         """A symbol's `treasury:` names a whole-number field of the sides."""
@@ -473,7 +555,7 @@ class _Builder:
         return FieldDef(name, owner, ft, dv.value if dv is not None else None, str(_plain(d, "key") or name), span,
                         sparse=bool(_plain(d, "sparse", False)), minimum=minimum,
                         setup=str(_plain(d, "setup") or ""), doc=d.title, decl=d,
-                        holds=_flag(d, "holds"), entry=_flag(d, "entry"),
+                        holds=_flag(d, "holds"), entry=_flag(d, "entry"), owned=_flag(d, "owned"),
                         on_map=str(_plain(d, "map") or name) if _flag(d, "map") else "",
                         on_board=str(_plain(d, "printed") or name) if _flag(d, "printed") else "")
 
@@ -534,7 +616,7 @@ class _Builder:
         z = ZoneDef(name, str(_plain(d, "key") or name), tuple(n for n, _ in names_of(d.get("of"))),
                     "" if owner == "none" else owner, span=d.id_span or d.span, decl=d,
                     ordered=_flag(d, "ordered"), grouped=_plain(d, "grouped") is not None,
-                    sorted=_flag(d, "sorted"), counted=_flag(d, "counted"))
+                    sorted=_flag(d, "sorted"), counted=_flag(d, "counted"), owned=_flag(d, "owned"))
         entry = d.blocks.get(("entry", None))
         if entry is not None:
             for (bkind, key), sub in entry.blocks.items():
