@@ -719,7 +719,7 @@ class Runtime(FightMixin):
     def f_modifier(self, p, hook):
         total = 0
         modifiers = self.rs.modifiers
-        for x in self.cards_of(p) + self.tiles_of(p) + self.P(p)["outside"]:
+        for x in self._owned_things(p):     # each thing once (a card beside the Palace too)
             abilities = modifiers.get((x, hook))
             if abilities is None:
                 abilities = modifiers[(x, hook)] = self._modifiers(x, hook)

@@ -157,3 +157,15 @@ def test_a_misplaced_owned_mark_is_rs106_where_it_is_written(make_pack, case):
     assert got, [str(d) for d in report.errors]
     d = got[0]
     assert d.span.file.endswith("bad.rules") and d.span.line == line and d.hint
+
+
+def test_an_ability_beside_the_palace_counts_once(engine):
+    """Michelangelo "provides a free Crown for your Sponsor actions" (a Patronage bonus kept
+    beside the Palace): one Crown. The engine's own list of a side's things named the cards
+    beside the Palace twice (among its cards, then as its `outside` zone), which gave two."""
+    st = engine.new_game(COLOURS[:3], seed=1)
+    assert _expr(engine, st, 'modifier(player, "sponsor_crowns")') == 0
+    st["supply"]["bonuses"].remove("michelangelo")
+    st["p"]["red"]["outside"].append("michelangelo")
+    assert _expr(engine, st, 'modifier(player, "sponsor_crowns")') == 1
+    assert _expr(engine, st, 'modifier(player, "sponsor_crowns")', player="yellow") == 0
