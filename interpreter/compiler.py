@@ -79,6 +79,11 @@ DIRECT_RECORDS = True
 # a comprehension over a list of records reads its variable's fields from the record it holds
 # (Compiler._record_of); off: by the variable's ref, each time (tests/test_speedups.py)
 RECORDS_IN_LOOPS = True
+# A comprehension's `where` terms that name neither its variable nor anything that could fail
+# (`paying_for() != none`) are asked once, before the iterable is worked out (c_Comprehension)
+HOISTED_GUARDS = True
+# built-ins without arguments that only read the payment in progress or considered
+_PURE_CALLS = frozenset(("paying_for", "paying"))
 
 
 @dataclass
@@ -99,6 +104,33 @@ class Program:
 def _zero(op, span):
     return RuleFault("RS301", f"{'division' if op == '/' else 'modulo'} by zero", span,
                      "guard the formula, e.g. `if n > 0 then x / n else 0`")
+
+
+def _conjuncts(e) -> list:
+    """The terms of an `and` chain, in order."""
+    if isinstance(e, A.BinOp) and e.op == "and":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _invariant(e, var: str, scope: dict) -> bool:
+    """Whether a `where` term can be asked once for a whole loop: it is made of literals, the
+    variables in scope but the loop's, comparisons, and/or/not and the reading built-ins without
+    arguments (_PURE_CALLS), so it neither changes from one element to the next nor fails."""
+    if isinstance(e, (A.Num, A.Str, A.Bool, A.NoneLit)):
+        return True
+    if isinstance(e, A.Name):
+        return e.id != var and e.id in scope
+    if isinstance(e, A.Call):
+        return isinstance(e.func, A.Name) and e.func.id in _PURE_CALLS and not e.args and not e.kwargs \
+            and e.func.id not in scope
+    if isinstance(e, A.Compare):
+        return _invariant(e.left, var, scope) and _invariant(e.right, var, scope)
+    if isinstance(e, A.Not):
+        return _invariant(e.operand, var, scope)
+    if isinstance(e, A.BinOp) and e.op in ("and", "or"):
+        return _invariant(e.left, var, scope) and _invariant(e.right, var, scope)
+    return False
 
 
 def _cat(a, b) -> str:
@@ -887,6 +919,16 @@ class Compiler:
             self._records_of = None
             it, itype = self._src(e.iter, scope, "env")     # in the generated function's terms
             self._want_records = None
+            guard, cond_e = None, e.cond
+            if HOISTED_GUARDS and e.cond is not None:
+                terms = _conjuncts(e.cond)
+                once = [t for t in terms if _invariant(t, e.var, scope)]
+                if once:
+                    guard = " and ".join(f"({self._src(t, scope, 'env')[0]})" for t in once)
+                    rest = [t for t in terms if not any(t is o for o in once)]
+                    cond_e = None
+                    for t in rest:
+                        cond_e = t if cond_e is None else A.BinOp("and", cond_e, t, span=t.span)
             if self._records_of is not None and (self._records_of.__class__ is not str or
                                                  itype == "set:" + self._records_of):
                 # (a zone: a loop over its entries, whose fields the element reads at hand)
@@ -906,7 +948,7 @@ class Compiler:
             if e.var not in ("player", "action", "self"):    # what calls read from the variables
                 self._pyvars[None] = "env"
             elem, etype = self._src(e.elem, inner, "local")
-            cond = self._src(e.cond, inner, "local")[0] if e.cond is not None else "True"
+            cond = self._src(cond_e, inner, "local")[0] if cond_e is not None else "True"
             over_records = self._loop_records is not None and ("_rec_it" in elem or "_rec_it" in cond)
             if self._loop_records is not None and not over_records:     # records read, not used
                 self._pyvars = {}
@@ -924,6 +966,8 @@ class Compiler:
         spend = (f"    rt.work -= len(items)\n"
                  f"    if rt.work < 0:\n"
                  f"        rt.spend(0, {self._const(e.span)})\n")
+        if guard is not None:       # asked once: false, and no element passes
+            start = f"    if not ({guard}):\n        return []\n" + start
         # `local` (the variables in scope) is only built when the code reads it
         uses_local = "local" in elem or "local" in cond
         if uses_local:

@@ -101,6 +101,7 @@ _no_filtered_loops = _set(compiler, "FILTERED_LOOPS", False)
 _no_static_reads = _set(constraints, "STATIC_READS", False)
 _try_every_question = _set(api, "QUESTION_STOPS", False)
 _procedures_by_verb = _set(compiler, "RESOLVED_PROCEDURES", False)
+_no_hoisted_guards = _set(compiler, "HOISTED_GUARDS", False)
 
 
 def _no_deep_tries(monkeypatch, pack):
@@ -127,11 +128,11 @@ class _Forgetful(dict):
                                      _no_ref_cache, _no_parsed_choices, _no_direct_records,
                                      _copy_for_every_payment, _full_copy_tries, _no_records_in_loops,
                                      _no_filtered_loops, _no_deep_tries, _no_static_reads, _try_every_question,
-                                     _procedures_by_verb],
+                                     _procedures_by_verb, _no_hoisted_guards],
                          ids=["inlining", "shared-window", "adopting", "field-cache", "ref-cache",
                               "parsed-choices", "direct-records", "copy-only-to-try", "shallow-tries",
                               "records-in-loops", "filtered-loops", "deep-tries", "static-reads",
-                              "question-stops", "resolved-procedures"])
+                              "question-stops", "resolved-procedures", "hoisted-guards"])
 def test_the_same_games_without_each_shortcut(monkeypatch, pack, reference, without):
     eng = without(monkeypatch, pack)
     for seed in SEEDS:
@@ -441,3 +442,14 @@ def test_ifs_are_laid_out_in_their_block():
     assert code[3][2] == 5 and code[6][2] == 2          # both to `log(5)`, at 8
     assert [skip for _, skip in code[4][2]] == [1] and code[4][3] == 2        # c; none: past it, at 6
     assert code[9][4] is True           # the `let`: a copy of the locals, in a block of its own
+
+
+def test_a_where_term_that_names_no_element_is_asked_once(pack):
+    """HOISTED_GUARDS: the payment sources of the Room under the Action marker (sources.rules)
+    ask `paying_for() != none` once, before reading the marker, and a term that names the
+    loop's element stays in the loop."""
+    eng = Engine(pack)
+    code = [k[0] for k in eng.rs.comp.codes if "'room.card'" in k[0] and k[0].startswith("def ")]
+    assert code and code[0].index("rt.f_paying_for()") < code[0].index("items =")
+    assert code[0].count("rt.f_paying_for()") == 1
+    assert "_it is not None" in code[0].split("items =")[1]
