@@ -984,9 +984,12 @@ class Runtime(FightMixin):
         treasury."""
         env = {"player": p, "action": ctx.get("action")}
         found = None
+        first = label in self.rs.first_labels       # (a first source is named by its fixed label)
         considered, self.considered = self.considered, ctx
         try:
             for src in self.rs.sources:
+                if src.first is not first:
+                    continue
                 for lab, sym, it in src.entries(self, env):
                     if lab == label and sym:
                         found = src, (sym if sym.__class__ is dict else costs.merged(sym)), it

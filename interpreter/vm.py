@@ -136,7 +136,27 @@ def run(rt, floor: int = 0):
 def run_now(rt, block: int, env: dict):
     """Run a procedure's block to its end at once, above whatever the VM is doing (a
     primitive that runs a pack procedure, as taking a card with an Agent runs `gain`). It
-    may not ask for a decision."""
+    may not ask for a decision. A block of `set`s of fields alone (a payment source's `tap`)
+    runs them in order, without a frame on the stack."""
+    code = rt.program.blocks[block]
+    if all(ins[0] == C.SET and ins[3] != "var" for ins in code):
+        fr = {"env": env, "pc": 0}
+        rt.env = env            # (as run: the built-ins read the locals of the instruction run)
+        ins = None
+        try:
+            for ins in code:
+                x_set(rt, fr, ins, None)
+        except Abort as e:
+            if e.span is None:
+                e.span = ins[1]
+            raise
+        except RuleFault as e:
+            raise e.at(ins[1])
+        except RULE_ERRORS as e:
+            raise RuleFault.from_python(e, ins[1]) from e
+        finally:
+            rt.memo = None
+        return
     vm = rt.state["vm"]
     pending, vm["pending"] = vm["pending"], None
     floor = len(vm["frames"])

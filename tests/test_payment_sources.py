@@ -11,6 +11,7 @@ import pytest
 
 from interpreter import payment, vm
 from interpreter.api import Engine
+from rulespec.errors import RuleFault
 from rulespec.pack import load_pack
 from validator.static import validate_pack
 
@@ -152,3 +153,17 @@ def test_texts_join_with_plus_and_numbers_do_not(make_pack):
     got = _errors(make_pack, 'formula t_bad "A label" { value: "card." + 1 }\n')
     assert [(c, col) for c, _, _, _, col in got] == [("RS106", 44)]
     assert "joins a text" in got[0][1]
+
+
+def test_a_tap_that_fails_is_a_positioned_rule_fault(make_pack):
+    """A source's `tap` block runs at once (vm.run_now, without a frame for a block of `set`s):
+    a fault of the rules there is still a RuleFault at its position, never a traceback."""
+    rules = BLESSED.replace("tap: { set c.blessing_used = true }",
+                            "tap: { set c.blessing_used = count(players) / (count(players) - count(players)) > 0 }")
+    engine = Engine(load_pack(_overlay(make_pack, rules)))
+    st = engine.new_game(COLOURS, seed=1)
+    city = next(c for c, rec in st["cities"].items() if rec["controller"] == "red")
+    st["cities"][city]["cathedral"] = True
+    with pytest.raises(RuleFault) as e:
+        engine.runtime(st).tap("red", city, "cross", {"within": ["purchase"]})
+    assert e.value.first.code == "RS301" and e.value.first.span.line == 5, e.value.first
