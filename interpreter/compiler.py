@@ -106,6 +106,11 @@ def _zero(op, span):
                      "guard the formula, e.g. `if n > 0 then x / n else 0`")
 
 
+# (the text _static_or writes, the local of a comprehension's function that holds it, its value)
+_LOOKED_UP_ONCE = (("(rt.state.get('vars') or ())", "_vars", "rt.state.get('vars') or ()"),
+                   ("rt.rs.static_attrs", "_static", "rt.rs.static_attrs"))
+
+
 def _conjuncts(e) -> list:
     """The terms of an `and` chain, in order."""
     if isinstance(e, A.BinOp) and e.op == "and":
@@ -966,6 +971,12 @@ class Compiler:
         spend = (f"    rt.work -= len(items)\n"
                  f"    if rt.work < 0:\n"
                  f"        rt.spend(0, {self._const(e.span)})\n")
+        # what every element's catalogue reads look up (_static_or): looked up once, as nothing
+        # a comprehension runs writes the state
+        for looked, local, pre in _LOOKED_UP_ONCE:
+            if looked in elem or looked in cond:
+                elem, cond = elem.replace(looked, local), cond.replace(looked, local)
+                start = f"    {local} = {pre}\n" + start
         if guard is not None:       # asked once: false, and no element passes
             start = f"    if not ({guard}):\n        return []\n" + start
         # `local` (the variables in scope) is only built when the code reads it
