@@ -140,6 +140,8 @@ def _invariant(e, var: str, scope: dict) -> bool:
 
 def _cat(a, b) -> str:
     """`text + x`: the two joined as prompts show them ("alliance." + a)."""
+    if a.__class__ is str and b.__class__ is str:       # (the common case: a text and an id)
+        return a + b
     return prompts.show_value(a) + prompts.show_value(b)
 
 
