@@ -550,20 +550,6 @@ class Ruleset:
         return out
 
     @cached_property
-    def _marked_field(self):
-        """The side's list field its `marker` field indexes (`field marker: index of L on side`:
-        the record whose symbols a payment taps first), None if none."""
-        side = self.world.kinds[SIDE]
-        f = side.fields.get("marker")
-        return side.fields.get(f.type.name) if f is not None else None
-
-    @cached_property
-    def marked_list(self) -> str:
-        """The stored key of the side's list its `marker` field indexes, '' if none."""
-        lst = self._marked_field
-        return lst.key if lst is not None else ""
-
-    @cached_property
     def field_kinds(self) -> tuple:
         """The kinds whose declarations give an object's fields (`Runtime.field_of`): the
         kinds with records of their own, then actions, procedures and components."""
