@@ -86,6 +86,17 @@ _NOT_REMEMBERED = frozenset(("owner", "on_gain", "effect"))
 _UNSET = object()
 
 
+def _source_symbols(src, v) -> dict:
+    """What a payment source's `symbols` gave, as {symbol: n}: a cost (`1 cross`) merged as a
+    bottom is; anything else is a fault of the pack, at the field."""
+    try:
+        return costs.merged(v)
+    except (TypeError, ValueError, AttributeError):
+        fv = src.decl.fields.get("symbols")
+        raise RuleFault("RS301", f"source {src.id} gives {v!r} as its symbols", fv.span if fv is not None else None,
+                        "give a bottom's symbols (`c.bottom`) or a cost (`1 cross`)") from None
+
+
 def _attr_method(cls, t, name):
     """The `a_TYPE_NAME` method of a Runtime class, or None (memoised: `attr` runs for every
     attribute of a value typed `any`; a failed getattr costs an exception each time)."""
@@ -953,7 +964,7 @@ class Runtime(FightMixin):
             for src in self.rs.sources:
                 for label, sym, _ in src.entries(self, env):
                     if sym:
-                        out.append((label, sym if sym.__class__ is dict else costs.merged(sym)))
+                        out.append((label, sym if sym.__class__ is dict else _source_symbols(src, sym)))
         finally:
             self.considered = considered
         return out
@@ -992,7 +1003,7 @@ class Runtime(FightMixin):
                     continue
                 for lab, sym, it in src.entries(self, env):
                     if lab == label and sym:
-                        found = src, (sym if sym.__class__ is dict else costs.merged(sym)), it
+                        found = src, (sym if sym.__class__ is dict else _source_symbols(src, sym)), it
                         break
                 if found is not None:
                     break

@@ -192,7 +192,7 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in [
     }),
     _k("source", "a payment source: where the symbols of a payment come from. Payments offer the sources in the "
                  "order they are declared; its one parameter (`source court(c: card)`) names one thing or record that pays", {
-        "each": F("expr:any", True, "the things or records of the paying `player` that may pay now, in order (`paying_for()` "
+        "each": F("expr:set:any", True, "the things or records of the paying `player` that may pay now, in order (`paying_for()` "
                                    "names the Action paid for, `paying_within(names)` whether the payment is made within one of them)"),
         "symbols": F("expr:any", True, "what one of them gives (its parameter): a bottom's symbols, `c.bottom`"),
         "label": F("expr:any", doc="its name in the move `tap LABEL SYMBOL` (default: the parameter itself, a thing's id); "

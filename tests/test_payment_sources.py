@@ -167,3 +167,19 @@ def test_a_tap_that_fails_is_a_positioned_rule_fault(make_pack):
     with pytest.raises(RuleFault) as e:
         engine.runtime(st).tap("red", city, "cross", {"within": ["purchase"]})
     assert e.value.first.code == "RS301" and e.value.first.span.line == 5, e.value.first
+
+
+def test_a_source_giving_no_symbols_is_a_positioned_fault(make_pack):
+    rules = BLESSED.replace("symbols: 1 cross", "symbols: count(players)")
+    engine = Engine(load_pack(_overlay(make_pack, rules)))
+    st = engine.new_game(COLOURS, seed=1)
+    city = next(c for c, rec in st["cities"].items() if rec["controller"] == "red")
+    st["cities"][city]["cathedral"] = True
+    with pytest.raises(RuleFault) as e:
+        engine.runtime(st).payment_sources("red", {"within": ["purchase"]})
+    assert e.value.first.span.line == 4 and "gives 3 as its symbols" in e.value.first.message
+
+
+def test_a_source_whose_each_is_no_list_is_refused(make_pack):
+    got = _errors(make_pack, 'source gift(c: card) "A gift" {\n  each: 3\n  symbols: c.bottom\n  tap: { }\n}\n')
+    assert [(c, line, col) for c, _, _, line, col in got] == [("RS106", 2, 9)]
