@@ -371,12 +371,12 @@ class Ruleset:
         label = d.fields["label"].value if "label" in d.fields else A.Name(param, span=d.span)
         if isinstance(each, A.Comprehension) and each.var == param and \
                 isinstance(each.elem, A.Name) and each.elem.id == param:
-            body, over, cond = each, each.iter, each.cond
+            over, cond = each.iter, each.cond
         else:
-            body, over, cond = None, each, None
+            over, cond = each, None
         inner = {k: v for k, v in scope.items() if k != param}
         entries = self.comp.expr(A.Comprehension(A.ListExpr([label, symbols, A.Name(param, span=d.span)], span=d.span),
-                                                 param, over, cond, span=(body or each).span), inner)[0]
+                                                 param, over, cond, span=each.span), inner)[0]
         first = bool(self.static(d, "first", False))
         return PaymentSource(str(d.id), param, entries, self.fn(d, "tap", {"symbol": "any"}), first, d)
 

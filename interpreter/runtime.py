@@ -678,18 +678,19 @@ class Runtime(FightMixin):
     def f_paying(self):
         return self._payment_in_progress() is not None
 
-    def f_paying_for(self):
+    def _payment_context(self) -> dict:
+        """The context of the payment being considered (payment_sources), else of the one in
+        progress, else of one the running instruction would make (its Action)."""
         if self.considered is not None:
-            return self.considered.get("action")
+            return self.considered
         k = self._payment_in_progress()
-        return k["ctx"].get("action") if k is not None else self.env.get("action")
+        return k["ctx"] if k is not None else {"action": self.env.get("action")}
+
+    def f_paying_for(self):
+        return self._payment_context().get("action")
 
     def f_paying_within(self, names):
-        ctx = self.considered
-        if ctx is None:
-            k = self._payment_in_progress()
-            ctx = k["ctx"] if k is not None else {"action": self.env.get("action")}
-        return self._paying_within(names or (), ctx)
+        return self._paying_within(names or (), self._payment_context())
 
     def f_can_pay(self, cost):
         return payment.can_pay(self, self.env.get("player"), cost, {"action": self.env.get("action")})
@@ -958,16 +959,21 @@ class Runtime(FightMixin):
         and a payment in context `ctx` (the Action paid for, what it is made within): the
         entries that give some symbols."""
         out = []
+        for src, entries in self._source_entries(p, ctx, self.rs.sources):
+            for label, sym, _ in entries:
+                if sym:
+                    out.append((label, sym if sym.__class__ is dict else _source_symbols(src, sym)))
+        return out
+
+    def _source_entries(self, p, ctx, sources) -> list:
+        """[(source, its entries [label, symbols, thing]))] of `sources` for side p, worked out
+        for a payment in context `ctx` (paying_for() and paying_within() answer for it)."""
         env = {"player": p, "action": ctx.get("action")}
         considered, self.considered = self.considered, ctx
         try:
-            for src in self.rs.sources:
-                for label, sym, _ in src.entries(self, env):
-                    if sym:
-                        out.append((label, sym if sym.__class__ is dict else _source_symbols(src, sym)))
+            return [(src, src.entries(self, env)) for src in sources]
         finally:
             self.considered = considered
-        return out
 
     def _paying_within(self, names, ctx) -> bool:
         """Whether a payment is made for one of `names` (an Alliance's `bonus_usable_in`): the
@@ -993,26 +999,14 @@ class Runtime(FightMixin):
         declaration's `tap` block runs (a card exhausted, a Room's bottom marked used). Returns
         how many of the symbol it gives; money from a source that is not `first` goes to the
         treasury."""
-        env = {"player": p, "action": ctx.get("action")}
-        found = None
         first = label in self.rs.first_labels       # (a first source is named by its fixed label)
-        considered, self.considered = self.considered, ctx
-        try:
-            for src in self.rs.sources:
-                if src.first is not first:
-                    continue
-                for lab, sym, it in src.entries(self, env):
-                    if lab == label and sym:
-                        found = src, (sym if sym.__class__ is dict else _source_symbols(src, sym)), it
-                        break
-                if found is not None:
-                    break
-        finally:
-            self.considered = considered
+        found = next(((src, sym, it) for src, entries in
+                      self._source_entries(p, ctx, [s for s in self.rs.sources if s.first is first])
+                      for lab, sym, it in entries if lab == label and sym), None)
         if found is None:
             raise Abort(f"{label} cannot pay now")
         src, sym, it = found
-        n = sym.get(symbol, 0)
+        n = (sym if sym.__class__ is dict else _source_symbols(src, sym)).get(symbol, 0)
         if n <= 0:
             raise Abort(f"{label} has no {symbol} to use")
         vm.run_now(self, src.tap, {"player": p, "action": ctx.get("action"), src.param: it, "symbol": symbol})
