@@ -959,21 +959,29 @@ class Runtime(FightMixin):
         and a payment in context `ctx` (the Action paid for, what it is made within): the
         entries that give some symbols."""
         out = []
-        for src, entries in self._source_entries(p, ctx, self.rs.sources):
-            for label, sym, _ in entries:
-                if sym:
-                    out.append((label, sym if sym.__class__ is dict else _source_symbols(src, sym)))
-        return out
-
-    def _source_entries(self, p, ctx, sources) -> list:
-        """[(source, its entries [label, symbols, thing]))] of `sources` for side p, worked out
-        for a payment in context `ctx` (paying_for() and paying_within() answer for it)."""
         env = {"player": p, "action": ctx.get("action")}
         considered, self.considered = self.considered, ctx
-        try:
-            return [(src, src.entries(self, env)) for src in sources]
+        try:        # (_source_entries' work in line: 0.69 calls per decision, its generator cost 0.5%)
+            for src in self.rs.sources:
+                for label, sym, _ in src.entries(self, env):
+                    if sym:
+                        out.append((label, sym if sym.__class__ is dict else _source_symbols(src, sym)))
         finally:
             self.considered = considered
+        return out
+
+    def _source_entries(self, p, ctx, sources):
+        """(source, its entries [label, symbols, thing]) of `sources` for side p, one source at a
+        time (a tap stops at its own), worked out for a payment in context `ctx` (paying_for()
+        and paying_within() answer for it while each source's entries are)."""
+        env = {"player": p, "action": ctx.get("action")}
+        for src in sources:
+            considered, self.considered = self.considered, ctx
+            try:
+                entries = src.entries(self, env)
+            finally:
+                self.considered = considered
+            yield src, entries
 
     def _paying_within(self, names, ctx) -> bool:
         """Whether a payment is made for one of `names` (an Alliance's `bonus_usable_in`): the
